@@ -1,0 +1,157 @@
+"""Typed, immutable domain objects: the issue we read and the plan we may write."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class Decision(StrEnum):
+    """Which step of the decision tree decided the outcome."""
+
+    SKIP_ALREADY_ROUTED = "skip_already_routed"
+    CLOSE_QUESTION = "close_question"
+    CLOSE_EXPECTED_BEHAVIOR = "close_expected_behavior"
+    REQUEST_INFO = "request_info"
+    REQUEST_REPRODUCTION = "request_reproduction"
+    TRANSFER = "transfer"
+    REDIRECT_ONCALL = "redirect_oncall"
+    LABEL = "label"
+    TRIAGE_REVIEW = "triage_review"
+
+
+CLOSING_DECISIONS = frozenset({Decision.CLOSE_QUESTION, Decision.CLOSE_EXPECTED_BEHAVIOR})
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+def _label_name(value: Any) -> str:
+    """GitHub sends labels as objects, our data files as strings: accept both."""
+    if isinstance(value, dict):
+        return str(value.get("name", ""))
+    return str(value)
+
+
+class Comment(_Frozen):
+    """One issue comment as GitHub shows it."""
+
+    author: str = ""
+    body: str = ""
+    created_at: datetime | None = None
+    author_association: str = "NONE"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_github(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = dict(data)
+            user = data.get("user")
+            if "author" not in data and isinstance(user, dict):
+                data["author"] = user.get("login", "")
+            if "created_at" not in data and "created" in data:
+                data["created_at"] = data["created"]
+            data["body"] = data.get("body") or ""
+        return data
+
+
+class Issue(_Frozen):
+    """One issue; only repo, number, title and body are required."""
+
+    repo: str
+    number: int = Field(ge=1)
+    title: str
+    body: str
+    author: str = ""
+    author_association: str = "NONE"
+    state: str = "open"
+    labels: tuple[str, ...] = ()
+    comments: tuple[Comment, ...] = ()
+    created_at: datetime | None = None
+    is_pull_request: bool = False
+    locked: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_github(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        user = data.get("user")
+        if "author" not in data and isinstance(user, dict):
+            data["author"] = user.get("login", "")
+        if "created_at" not in data and "created" in data:
+            data["created_at"] = data["created"]
+        if "is_pull_request" not in data and "pull_request" in data:
+            data["is_pull_request"] = data["pull_request"] is not None
+        if data.get("body") is None and "title" in data:
+            data["body"] = ""
+        if "repo" not in data and isinstance(data.get("repository_url"), str):
+            data["repo"] = "/".join(data["repository_url"].rstrip("/").split("/")[-2:])
+        if isinstance(data.get("comments"), int):
+            data["comments"] = ()
+        return data
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _names(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return tuple(_label_name(v) for v in value)
+        return value
+
+    @field_validator("repo")
+    @classmethod
+    def _owner_slash_name(cls, value: str) -> str:
+        if value.count("/") != 1 or not all(value.split("/")):
+            raise ValueError(f"repo must be OWNER/NAME, got {value!r}")
+        return value
+
+    @property
+    def ref(self) -> str:
+        """`owner/repo#N`, the way people write it."""
+        return f"{self.repo}#{self.number}"
+
+    @property
+    def text(self) -> str:
+        """Title and body, the text every signal reads."""
+        return f"{self.title}\n\n{self.body}"
+
+
+class TraceStep(_Frozen):
+    """One line of "why": which step looked, what it concluded and the reason."""
+
+    step: str
+    outcome: str
+    reason: str
+
+
+class Plan(_Frozen):
+    """What the bot would do to one issue: only additions, never removals."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repo: str
+    number: int
+    decision: Decision
+    labels_added: tuple[str, ...] = ()
+    templates: tuple[str, ...] = ()
+    close: bool = False
+    body_edit: str | None = None
+    transfer_repo: str | None = None
+    trace: tuple[TraceStep, ...] = ()
+
+    @property
+    def has_effect(self) -> bool:
+        """True when applying this plan would change the issue."""
+        return bool(
+            self.labels_added or self.templates or self.close or self.body_edit is not None
+            or self.transfer_repo
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented JSON shape (docs/plan-schema.md)."""
+        return self.model_dump(mode="json")
