@@ -15,7 +15,7 @@ from standin import StandIn  # noqa: E402
 from issuetriage.github.client import GitHubClient  # noqa: E402
 from issuetriage.github.retry import FakeClock  # noqa: E402
 
-REPO = "acme/widgets"
+REPO = "pytorch/pytorch"
 
 
 @pytest.fixture
@@ -32,3 +32,25 @@ def clock() -> FakeClock:
 @pytest.fixture
 def client(standin: StandIn, clock: FakeClock) -> GitHubClient:
     return GitHubClient.from_env(standin.env(), clock=clock)
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "src" / "issuetriage" / "samples" / "demo_issues.jsonl"
+
+
+def demo_issues() -> dict[int, dict]:
+    """The engine's demo issues (written for this project) by number."""
+    import json
+    return {d["number"]: d for d in map(json.loads, SAMPLES.read_text().splitlines()) if d}
+
+
+def seed(standin: StandIn, number: int, repo: str = REPO, **extra: object) -> None:
+    """Put one demo issue into the stand-in as `repo#number`."""
+    data = demo_issues()[number]
+    standin.state.add_issue(repo, number, data["title"], data.get("body") or "",
+                            labels=tuple(extra.pop("labels", data.get("labels") or ())), **extra)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def policy():
+    from issuetriage.policy import load_profile
+    return load_profile("pytorch")

@@ -46,28 +46,32 @@ class Applied:
     number: int
 
 
-def calls_for(effects: Effects, repo: str, number: int) -> tuple[Call, ...]:
+def calls_for(effects: Effects, repo: str, number: int, marker: str) -> tuple[Call, ...]:
     """The writes that realise `effects`, in crash-safe order; empty when there is nothing to do."""
     path = f"/repos/{repo}/issues/{number}"
     calls: list[Call] = []
-    if effects.body is not None:
-        calls.append(Call("body", "PATCH", path, {"body": effects.body}))
     if effects.comment:
         calls.append(Call("comment", "POST", f"{path}/comments", {"body": effects.comment}))
+    if effects.body is not None:
+        calls.append(Call("body", "PATCH", path, {"body": effects.body}))
     if effects.close:
         calls.append(Call("close", "PATCH", path,
                           {"state": "closed", "state_reason": effects.state_reason or "not_planned"}))
-    if effects.labels:
-        calls.append(Call("labels", "POST", f"{path}/labels", {"labels": list(effects.labels)}))
+    labels = [label for label in effects.labels if not (effects.transfer_repo and label == marker)]
+    if labels:
+        calls.append(Call("labels", "POST", f"{path}/labels", {"labels": labels}))
     if effects.transfer_repo:
         calls.append(Call("transfer", "POST", "/graphql (transferIssue)",
                           {"repository": effects.transfer_repo}))
+        if marker in effects.labels:
+            calls.append(Call("labels", "POST", f"/repos/{effects.transfer_repo}/issues/(moved)/labels",
+                              {"labels": [marker]}))
     return tuple(calls)
 
 
 def plan_calls(plan: Plan, issue: Issue, policy: Policy) -> tuple[Call, ...]:
     """The calls applying `plan` to `issue` as it is now would make (the dry run prints these)."""
-    return calls_for(diff(plan, issue, policy), issue.repo, issue.number)
+    return calls_for(diff(plan, issue, policy), issue.repo, issue.number, policy.bot.bot_triaged)
 
 
 def send(client: GitHubClient, call: Call, repo: str, number: int) -> str | None:

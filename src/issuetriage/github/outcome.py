@@ -13,11 +13,10 @@ from enum import StrEnum
 from issuetriage.effects import diff
 from issuetriage.github import reads, writes
 from issuetriage.github.client import GitHubClient
-from issuetriage.models import Decision, Issue, Plan
+from issuetriage.models import Issue, Plan
 from issuetriage.policy import Policy
 
 BLOCKED_LABEL = "bot-triage-blocked"
-WAITING = frozenset({Decision.REQUEST_INFO, Decision.REQUEST_REPRODUCTION})
 
 
 class Outcome(StrEnum):
@@ -48,18 +47,18 @@ def _routing_labels(policy: Policy) -> frozenset[str]:
     return policy.redirect_labels | ({pt2.label} if pt2 else frozenset())
 
 
-def classify(after: Issue, plan: Plan, policy: Policy) -> Outcome:
-    """What the issue's current state says about this plan's outcome."""
+def classify(after: Issue, origin: str, policy: Policy) -> Outcome:
+    """What the issue's current state says happened (`origin`: the repo it was triaged in)."""
     labels = set(after.labels)
     if after.state == "closed":
         return Outcome.CLOSED
-    if (plan.transfer_repo and after.repo == plan.transfer_repo) or labels & _routing_labels(policy):
+    if after.repo != origin or labels & _routing_labels(policy):
         return Outcome.ROUTED
     if policy.bot.triage_review in labels:
         return Outcome.REVIEW
-    markers = [policy.template_marker(t) for t in plan.templates]
-    if plan.decision in WAITING and markers and all(
-            any(m in c.body for c in after.comments) for m in markers):
+    waits = [name for name, t in policy.templates.items() if "wait" in t.action.lower()]
+    posted = "\n".join(c.body for c in after.comments)
+    if any(policy.template_marker(name) in posted for name in waits):
         return Outcome.WAITING_ON_REPORTER
     if labels & {policy.bot.bot_triaged, policy.bot.triaged}:
         return Outcome.TRIAGED
@@ -84,15 +83,15 @@ def residual(plan: Plan, after: Issue, policy: Policy) -> tuple[str, ...]:
 
 
 def fixups(after: Issue, plan: Plan, blocked: bool, policy: Policy) -> tuple[str, ...]:
-    """Labels the check adds: `bot-triaged` when the plan had effect but the marker is gone,
-    `bot-triage-blocked` when the guard blocked every proposed write."""
-    if after.state == "closed" and not plan.has_effect:
-        return ()
-    if blocked and not plan.has_effect:
-        return () if BLOCKED_LABEL in after.labels else (BLOCKED_LABEL,)
-    if plan.has_effect and policy.bot.bot_triaged not in after.labels and not plan.transfer_repo:
-        return (policy.bot.bot_triaged,)
-    return ()
+    """Labels the check adds itself: `bot-triage-blocked` when the guard blocked every proposed
+    write, and `bot-triaged` when the plan changed the issue but the marker is not there."""
+    wanted: list[str] = []
+    if blocked and BLOCKED_LABEL not in after.labels:
+        wanted.append(BLOCKED_LABEL)
+    moved = bool(plan.transfer_repo) and after.repo == plan.transfer_repo
+    if plan.has_effect and not moved and policy.bot.bot_triaged not in after.labels:
+        wanted.append(policy.bot.bot_triaged)
+    return tuple(wanted)
 
 
 def verify(client: GitHubClient, plan: Plan, repo: str, number: int, policy: Policy,
@@ -103,4 +102,4 @@ def verify(client: GitHubClient, plan: Plan, repo: str, number: int, policy: Pol
     if fixed:
         labels = writes.add_labels(client, after.repo, after.number, fixed)
         after = after.model_copy(update={"labels": labels})
-    return Verdict(classify(after, plan, policy), after, fixed, residual(plan, after, policy))
+    return Verdict(classify(after, plan.repo, policy), after, fixed, residual(plan, after, policy))
