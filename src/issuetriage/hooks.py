@@ -108,16 +108,25 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
         return _block(env, tool, f"hook could not check the call: {type(exc).__name__}: {exc}")
     if not kept.has_effect:
         return _block(env, tool, "; ".join(reasons) or "nothing left to do")
-    guarded = replace(m, labels=kept.labels_added, close=kept.close, body=kept.body_edit,
+    marker = policy.bot.bot_triaged  # post-tool-use adds it after the write went through
+    labels = tuple(label for label in kept.labels_added if label != marker or label in m.labels)
+    guarded = replace(m, labels=labels, close=kept.close, body=kept.body_edit,
                       transfer_repo=kept.transfer_repo,
                       comment="\n\n".join(policy.render_template(t) for t in kept.templates) or None)
-    updated = rewrite(tool, tool_input, guarded, issue.labels)
+    changed = _final(guarded, issue, set_semantics=False) != _final(m, issue, m.labels_set)
+    reason = "issuetriage guard: " + ("; ".join(reasons) or "allowed")
     decision: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                "permissionDecisionReason": "issuetriage guard: " + ("; ".join(reasons) or "allowed")}
-    if updated != tool_input:
-        decision["updatedInput"] = updated
-    log(env, "PreToolUse", f"{tool}: allow{' (rewritten)' if updated != tool_input else ''}: {reasons}")
+                                "permissionDecisionReason": reason}
+    if changed:
+        decision["updatedInput"] = rewrite(tool, tool_input, guarded, issue.labels)
+    log(env, "PreToolUse", f"{tool}: allow{' (rewritten)' if changed else ''}: {reason}")
     return HookReply(0, json.dumps({"hookSpecificOutput": decision}))
+
+
+def _final(m: Mutation, issue: Issue, set_semantics: bool) -> tuple[object, ...]:
+    """What the issue would look like after `m`, for telling a rewrite from a pass-through."""
+    labels = frozenset(m.labels) if set_semantics else frozenset(issue.labels) | frozenset(m.labels)
+    return (labels, m.comment, m.close, m.body, m.transfer_repo)
 
 
 def _block(env: Mapping[str, str], tool: str, reason: str) -> HookReply:
