@@ -118,6 +118,7 @@ class StandIn:
         self.faults: list[Fault] = []
         self.log: list[Request] = []
         self.jwt_check: Any = None
+        self.ignore_writes = False  # answer writes with success but change nothing (a lying API)
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -194,4 +195,9 @@ class StandIn:
 
     def _route(self, req: Request) -> Any:
         from standin_routes import route
+        if self.ignore_writes and req.is_write:
+            saved = copy.deepcopy(self.state.__dict__)
+            answer = route(self, req)
+            self.state.__dict__ = saved
+            return answer
         return route(self, req)

@@ -66,12 +66,12 @@ def build_github(creds: Credentials, endpoints: Endpoints) -> GitHub[Any]:
 class GitHubClient:
     """Every GitHub call issuetriage makes; `calls` lists them (method and path) as sent."""
 
-    gh: GitHub[Any]
+    gh: GitHub[Any] = field(repr=False)
     endpoints: Endpoints
-    secrets: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = field(default=(), repr=False)
     clock: Clock = field(default_factory=Clock)
     policy: RetryPolicy = field(default_factory=RetryPolicy)
-    calls: list[tuple[str, str]] = field(default_factory=list)
+    calls: list[tuple[str, str]] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, repo: str | None = None,

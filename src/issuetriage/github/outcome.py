@@ -100,6 +100,6 @@ def verify(client: GitHubClient, plan: Plan, repo: str, number: int, policy: Pol
     after = reads.fetch_issue(client, repo, number)
     fixed = fixups(after, plan, blocked, policy)
     if fixed:
-        labels = writes.add_labels(client, after.repo, after.number, fixed)
-        after = after.model_copy(update={"labels": labels})
+        writes.add_labels(client, after.repo, after.number, fixed)
+        after = reads.fetch_issue(client, after.repo, after.number)  # believe GitHub, not the reply
     return Verdict(classify(after, plan.repo, policy), after, fixed, residual(plan, after, policy))
