@@ -141,4 +141,10 @@ def test_cli_hook_end_to_end_against_the_standin(standin, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
     assert standin.writes == []
+    wrong = {"tool_name": "mcp__github__add_issue_comment",
+             "tool_input": {"owner": "pytorch", "repo": "pytorch", "issue_number": 9, "body": "hi"}}
+    blocked = subprocess.run([sys.executable, "-m", "issuetriage.cli", "hook", "pre-tool-use"],
+                             input=json.dumps(wrong), capture_output=True, text=True, env=env, timeout=120)
+    assert blocked.returncode == 2 and blocked.stdout == ""
+    assert blocked.stderr.startswith("issuetriage blocked this call: target pytorch/pytorch#9")
     assert standin.token not in (tmp_path / "log").read_text()

@@ -75,7 +75,7 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
             typer.echo("  none: GitHub already shows everything in the plan")
         if verdict:
             typer.echo(f"\noutcome: {verdict.outcome.value}"
-                       + (f"; added {list(verdict.fixed)}" if verdict.fixed else "")
+                       + (f"; marker labels written by the check: {list(verdict.fixed)}" if verdict.fixed else "")
                        + (f"; NOT on GitHub: {', '.join(verdict.missing)}" if verdict.missing else ""))
         typer.echo(f"API calls: {report.api_calls}")
     return 0 if verdict is None or verdict.ok else 1
@@ -97,7 +97,9 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     ) -> None:
         """Triage one live issue; exits 1 on a no_action outcome. Example: issuetriage triage pytorch/pytorch#123"""
-        raise typer.Exit(triage_cmd(ref, apply, profile, judge, model, store, keep_subscription, as_json))
+        code = triage_cmd(ref, apply, profile, judge, model, store, keep_subscription, as_json)
+        if code:
+            sys.exit(code)  # SystemExit: typer.Exit's code is dropped by cli.main's standalone_mode=False
 
     @app.command("sync")
     def sync_cmd(
@@ -187,7 +189,7 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"{len(result.reports)} issue(s) {'triaged' if apply else 'planned'}, "
                    f"{result.skipped_budget} left for the next run (budget), {len(client.calls)} API call(s)")
         if result.failed:
-            raise typer.Exit(1)
+            sys.exit(1)
 
     @app.command("init-workflows")
     def init_workflows(
@@ -215,4 +217,5 @@ def register(app: typer.Typer) -> None:
             sys.stdout.write(reply.stdout + "\n")
         if reply.stderr:
             sys.stderr.write(reply.stderr)
-        raise typer.Exit(reply.exit_code)
+        if reply.exit_code:
+            sys.exit(reply.exit_code)

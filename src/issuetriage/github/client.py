@@ -109,7 +109,12 @@ class GitHubClient:
                 failure = Failure(exc.response.status_code, dict(exc.response.headers),
                                   _message(exc.response.raw_response))
             except RequestError as exc:
-                failure = Failure(0, {}, type(exc.exc).__name__)
+                inner = exc.exc
+                if isinstance(inner, RequestFailed):  # raised inside the App auth flow
+                    failure = Failure(inner.response.status_code, dict(inner.response.headers),
+                                      _message(inner.response.raw_response))
+                else:
+                    failure = Failure(0, {}, type(inner).__name__)
             except GitHubException as exc:
                 raise ConfigError(self._clean(f"GitHub authentication failed: {exc}")) from None
             wait = wait_for(failure, attempt, self.clock.now(), self.policy)

@@ -1,0 +1,91 @@
+"""The commands through the CLI runner, and a planted token that must never show up anywhere."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import REPO, seed
+
+from issuetriage.cli import main
+from standin import TOKEN
+
+
+def run(argv: list[str]) -> int:
+    try:
+        main(argv)
+    except SystemExit as done:
+        return int(done.code or 0)
+    return 0
+
+
+@pytest.fixture
+def env(standin, monkeypatch, tmp_path):
+    for key, value in standin.env(TRIAGE_HOOK_DEBUG_LOG=str(tmp_path / "hooks.log")).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    monkeypatch.delenv("GITHUB_APP_ID", raising=False)
+    return standin
+
+
+def test_triage_dry_run_prints_plan_and_calls_and_writes_nothing(env, capsys):
+    seed(env, 102)
+    assert run(["triage", f"{REPO}#102"]) == 0
+    out = capsys.readouterr().out
+    assert "calls it would make (dry run" in out
+    assert f"PATCH /repos/{REPO}/issues/102 " in out and f"POST /repos/{REPO}/issues/102/comments" in out
+    assert env.writes == []
+
+
+def test_triage_apply_reports_outcome_and_second_run_is_a_no_op(env, capsys):
+    seed(env, 103)
+    assert run(["triage", f"{REPO}#103", "--apply", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["outcome"] == "triaged" and first["api_calls"] == 3
+    env.reset_log()
+    assert run(["triage", f"{REPO}#103", "--apply", "--json"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["calls"] == [] and env.writes == [] and second["outcome"] == "triaged"
+
+
+def test_no_action_outcome_exits_1(env, capsys):
+    seed(env, 103)
+    env.ignore_writes = True
+    assert run(["triage", f"{REPO}#103", "--apply"]) == 1
+    assert "outcome: no_action" in capsys.readouterr().out
+
+
+def test_bad_reference_is_a_one_line_error(env, capsys):
+    assert run(["triage", "pytorch#1"]) == 2
+    assert capsys.readouterr().err.strip() == "error: 'pytorch#1': expected OWNER/REPO#NUMBER"
+
+
+def test_sync_then_offline_run_on_the_mirror(env, tmp_path, capsys):
+    for n in (102, 103):
+        seed(env, n)
+    db = tmp_path / "t.db"
+    assert run(["sync", REPO, "--store", str(db)]) == 0
+    assert "synced pytorch/pytorch: 2 issue(s)" in capsys.readouterr().out
+    env.reset_log()
+    assert run(["run", "--store", str(db)]) == 0
+    assert "planned (dry run) 2 issue(s)" in capsys.readouterr().out
+    assert env.log == []  # offline
+
+
+def test_planted_token_never_leaks(env, tmp_path, capsys):
+    seed(env, 104)
+    db = tmp_path / "audit.db"
+    assert run(["triage", f"{REPO}#104", "--apply", "--store", str(db), "--json"]) == 0
+    event = {"tool_name": "Bash", "tool_input": {"command": f"gh issue comment 104 --body {TOKEN}"}}
+    from issuetriage.hooks import run as hook
+    hook("pre-tool-use", json.dumps(event), dict(__import__("os").environ))
+    env.accepted_tokens.clear()  # now GitHub rejects it: the error message must not echo it
+    assert run(["triage", f"{REPO}#104"]) == 2
+    assert run(["labels", "diff", REPO]) == 2
+    captured = capsys.readouterr()
+    assert "HTTP 401" in captured.err
+    texts = {"stdout": captured.out, "stderr": captured.err, "store": db.read_bytes().decode("latin-1"),
+             "hook log": (tmp_path / "hooks.log").read_text()}
+    for where, text in texts.items():
+        assert TOKEN not in text, where
+    assert "***" in texts["hook log"]
