@@ -54,6 +54,7 @@ def list_comments(s: StandIn, req: Request, repo: str, n: str) -> Answer:
 def post_comment(s: StandIn, req: Request, repo: str, n: str) -> Answer:
     if _issue(s, repo, n) is None:
         return 404, {}, {"message": "Not Found"}
+    s.state.subscriptions[(repo, int(n))] = "SUBSCRIBED"  # GitHub subscribes whoever comments
     return 201, {}, s.state.add_comment(repo, int(n), req.body["body"], s.state.viewer)
 
 
