@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from issuetriage.cli import main
-from issuetriage.policy import load_profile, load_profile_dir
+from issuetriage.errors import UserError
+from issuetriage.importer import write_atomically
+from issuetriage.policy import FILES, load_profile, load_profile_dir
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "pytorch-triage"
 BASE = load_profile("pytorch")
@@ -139,3 +141,11 @@ def test_show_prints_groups_with_counts(capsys: pytest.CaptureFixture[str]) -> N
 def test_check_reports_the_shipped_profile(capsys: pytest.CaptureFixture[str]) -> None:
     assert _run("check", str(BASE.root)) == 0
     assert capsys.readouterr().out.startswith(f"ok: profile 'pytorch': {len(BASE.labels)} labels")
+
+
+def test_a_folder_that_would_not_validate_is_never_renamed_into_place(tmp_path: Path) -> None:
+    copies = {name: BASE.root / name for name in FILES if name != "labels.toml"}
+    out = tmp_path / "imported"
+    with pytest.raises(UserError, match="does not validate"):
+        write_atomically({"labels.toml": "[[label]]\nname = 'module: nn'\ncolour = 'red'\n"}, copies, out)
+    assert list(tmp_path.iterdir()) == []

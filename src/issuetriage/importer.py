@@ -167,6 +167,9 @@ def write_atomically(files: dict[str, str], copies: dict[str, Path], out: Path) 
             raise UserError(f"the imported profile does not validate: {exc}") from None
         tmp.chmod(0o755)  # mkdtemp makes it private; the result is an ordinary folder
         os.rename(tmp, out)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise UserError(f"{out}: cannot write: {exc}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
