@@ -66,8 +66,8 @@ def guard(proposed: Plan, issue: Issue, policy: Policy) -> GuardResult:
         content or templates or close or body_edit is not None or transfer)
     if blocked and rejected:
         decision, needs_review = Decision.TRIAGE_REVIEW, True
-    if decision is Decision.SKIP_ALREADY_ROUTED and labels:
-        rejected += [Rejection(label, "an already-routed issue gets nothing else") for label in labels]
+    if decision is Decision.SKIP_ALREADY_ROUTED:
+        rejected += [Rejection(item, "an already-routed issue gets nothing else") for item in labels + templates]
         labels, templates, needs_review = [], [], False
     if needs_review:
         labels = _with_review(labels, issue, policy, rejected)
