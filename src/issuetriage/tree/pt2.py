@@ -24,7 +24,7 @@ def _rubric_modules(ctx: Context) -> list[str]:
 
 
 def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
-    """Step 2.5: oncall: pt2, at least one module label, CPU sub-queue, distributed co-routing."""
+    """Step 2.5: oncall: pt2, at least one module label, CPU sub-queue, co-routing (distributed, export)."""
     pt2, policy, judgment = ctx.policy.queues.pt2, ctx.policy, ctx.judgment
     route = policy.meta.thresholds.route
     if pt2 is None or judgment.score(pt2.label) < route:
@@ -39,8 +39,7 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
     cpu_hit = matchers(policy).pt2_cpu_only.hits(ctx.signals)
     if cpu_hit and "cuda" not in ctx.signals.backends and "module: inductor" in labels:
         labels.append(pt2.cpu_label)
-    if pt2.distributed_label and judgment.score(pt2.distributed_label) >= route:
-        labels.append(pt2.distributed_label)
+    labels += [label for label in pt2.co_routes if judgment.score(label) >= route]
     why = ", ".join(labels[1:])
     return Outcome(f"torch.compile issue ({judgment.score(pt2.label):.2f}): {why}",
                    Decision.LABEL, labels=tuple(labels), stop=True)
