@@ -88,8 +88,8 @@ class HeuristicJudge:
             return Kind.FEATURE, 0.8, f"asks for something new ({n['feature']} feature signals)"
         if n["question"] and not errors and not n["bug"] and not n["feature"] and not signals.code_blocks:
             return Kind.QUESTION, _QUESTION_CONFIDENCE, "asks how to use PyTorch and reports no defect"
-        if n["expected_behavior"] and not errors:
-            return Kind.BUG, 0.5, "mentions documented behaviour; left for a human"
+        if n["expected_behavior"] >= 2 and not errors and not signals.code_blocks and not n["feature"]:
+            return Kind.EXPECTED_BEHAVIOR, _QUESTION_CONFIDENCE, "the reporter shows the behaviour is documented and intended"
         prose = len(signals.prose.strip()) - len(issue.title)
         if prose < _MIN_CLEAR_PROSE and not signals.code_blocks and not errors and not any_label:
             return Kind.UNCLEAR, 0.7, "too little to go on: no code, no error, hardly any text"

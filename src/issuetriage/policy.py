@@ -108,7 +108,7 @@ class PT2Queue(Route):
     label: str
     cpu_label: str
     fallback_module: str
-    distributed_label: str = ""
+    co_routes: tuple[str, ...] = ()
     helion_label: str = ""
 
 
@@ -285,9 +285,11 @@ class Policy:
             refs.append(("queues.toml", f"redirect.{i}.label", queue.label))
         if self.queues.pt2:
             pt2 = self.queues.pt2
-            for key in ("label", "cpu_label", "fallback_module", "distributed_label", "helion_label"):
+            for key in ("label", "cpu_label", "fallback_module", "helion_label"):
                 if getattr(pt2, key):
                     refs.append(("queues.toml", f"pt2.{key}", getattr(pt2, key)))
+            for i, label in enumerate(pt2.co_routes):
+                refs.append(("queues.toml", f"pt2.co_routes.{i}", label))
         for i, label in enumerate(self.meta.type_labels):
             refs.append(("profile.toml", f"type_labels.{i}", label))
         for key in ("edge_cases", "fuzzer", "high_priority"):
