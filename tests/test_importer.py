@@ -120,6 +120,9 @@ def test_bad_templates_file_exits_2_and_writes_nothing(tmp_path: Path) -> None:
 
 def test_unreadable_input_and_existing_output_are_refused(tmp_path: Path) -> None:
     out = tmp_path / "imported"
+    assert _run("import", "--out", str(out)) == 2
+    assert _run("import", "--labels", str(_write(tmp_path, "l.json", LABELS))) == 2
+    (tmp_path / "l.json").unlink()
     assert _run("import", "--labels", str(tmp_path / "missing.json"), "--out", str(out)) == 2
     assert not out.exists()
     out.mkdir()

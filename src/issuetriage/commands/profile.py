@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from issuetriage.errors import UserError
 from issuetriage.importer import import_profile
 from issuetriage.policy import LabelSpec, Policy, load_profile
 
@@ -57,14 +58,16 @@ def register(app: typer.Typer) -> None:
 
     @profile_app.command("import")
     def import_(
-        labels: Annotated[list[Path], typer.Option("--labels", help="A labels JSON file; repeat for several.")],
-        out: Annotated[Path, typer.Option("--out", help="The new profile folder (must not exist).")],
+        labels: Annotated[Optional[list[Path]], typer.Option("--labels", help="A labels JSON file; repeat for several.")] = None,
+        out: Annotated[Optional[Path], typer.Option("--out", help="The new profile folder (must not exist).")] = None,
         templates: Annotated[Optional[list[Path]], typer.Option("--templates", help="A templates JSON file; repeatable.")] = None,
         base: Annotated[str, typer.Option("--base", help="Profile that supplies every other file.")] = "pytorch",
     ) -> None:
         """Build a profile from PyTorch-format skill files.
         Example: issuetriage profile import --labels labels.json --templates templates.json --out myprofile"""
-        policy = import_profile(labels, templates or [], out, base)
+        if out is None:
+            raise UserError("give the new profile folder with --out")
+        policy = import_profile(labels or [], templates or [], out, base)
         typer.echo(f"ok: wrote {out}: {len(policy.labels)} labels, {len(policy.templates)} templates")
 
     app.add_typer(profile_app, name="profile")
