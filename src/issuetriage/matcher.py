@@ -13,10 +13,11 @@ from issuetriage.signals import MAX_NGRAM, Signals, normalize_keyword
 
 @dataclass(frozen=True)
 class Hit:
-    """Why a key matched: the keyword or pattern that fired."""
+    """Why a key matched: the keyword or pattern that fired, and its normalized token form."""
 
     key: str
     evidence: str
+    norm: str
 
 
 def required_literal(pattern: str) -> str:
@@ -64,10 +65,10 @@ class Matcher:
         grams = signals.grams
         for norm in grams & self._keyset:
             for key, kw in self._keywords[norm]:
-                found.setdefault(key, []).append(Hit(key, kw))
+                found.setdefault(key, []).append(Hit(key, kw, norm))
         for key, kw, padded in self._long:
             if padded in signals.joined:
-                found.setdefault(key, []).append(Hit(key, kw))
+                found.setdefault(key, []).append(Hit(key, kw, padded.strip()))
         haystack = signals.text if text is None else text
         lower = signals.lower if text is None else text.lower()
         for key, rx, literal in self._patterns:
@@ -75,7 +76,8 @@ class Matcher:
                 continue
             m = rx.search(haystack)
             if m:
-                found.setdefault(key, []).append(Hit(key, m.group(0)[:60]))
+                text = m.group(0)[:60]
+                found.setdefault(key, []).append(Hit(key, text, normalize_keyword(text)))
         return found
 
     def first(self, signals: Signals) -> Hit | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from issuetriage.models import Issue
 
@@ -80,14 +79,12 @@ class Signals:
     backends: frozenset[str]
     grams: frozenset[str] = field(repr=False)
     joined: str = field(default="", repr=False)
+    title_grams: frozenset[str] = field(default=frozenset(), repr=False)
 
     @property
     def has_code(self) -> bool:
         return bool(self.code_blocks)
 
-    @cached_property
-    def title_lower(self) -> str:
-        return self.text.split("\n", 1)[0].lower()
 
 
 def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
@@ -116,4 +113,5 @@ def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
         backends=frozenset(k for k, words in _BACKENDS.items() if words & token_set),
         grams=grams,
         joined=f" {' '.join(tokens)} ",
+        title_grams=ngrams_of(tokens_of(issue.title)),
     )

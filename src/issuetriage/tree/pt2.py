@@ -5,7 +5,6 @@ from __future__ import annotations
 from issuetriage.heuristic import evidence_confidence
 from issuetriage.matcher import matchers
 from issuetriage.models import Decision
-from issuetriage.signals import ngrams_of, tokens_of
 from issuetriage.tree.base import Context, Draft, Outcome
 
 
@@ -18,7 +17,7 @@ def _rubric_modules(ctx: Context) -> list[str]:
     pt2 = ctx.policy.queues.pt2
     assert pt2 is not None
     hits = matchers(ctx.policy).pt2_modules.hits(ctx.signals)
-    title = ngrams_of(tokens_of(ctx.issue.title))
+    title = ctx.signals.title_grams
     scored = sorted(((evidence_confidence(hits[label], title), label)
                      for label in ctx.policy.rules.pt2_modules if label in hits), reverse=True)
     modules = [label for conf, label in scored if conf >= ctx.policy.meta.thresholds.label]
