@@ -17,6 +17,12 @@ _EXCEPTION = re.compile(
     re.M,
 )
 _INLINE_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
+# An environment report (collect_env output) runs from its first line to the next heading or the end;
+# its package list names half the ecosystem, so keyword matching does not read it.
+_ENV_DUMP = re.compile(
+    r"^[ \t]*(?:Collecting environment information|PyTorch version:|Is debug build:)[\s\S]*?(?=^#{1,6} |\Z)",
+    re.M,
+)
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 _TORCH_VERSION = re.compile(
     r"(?:PyTorch version|torch version|torch==|torch |pytorch |torch: |pytorch==)\s*:?\s*v?(\d+\.\d+)(?:\.\d+)?",
@@ -97,7 +103,8 @@ def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
     exceptions = list(dict.fromkeys(_EXCEPTION.findall(text)))
     if not exceptions:
         exceptions = list(dict.fromkeys(_INLINE_EXC.findall(text)))[:5]
-    tokens = tokens_of(text)
+    matchable = _ENV_DUMP.sub(" ", text) if "PyTorch version" in text or "Collecting environment" in text else text
+    tokens = tokens_of(matchable)
     grams = ngrams_of(tokens)
     token_set = set(tokens)
     return Signals(
