@@ -13,7 +13,7 @@ from issuetriage.models import Issue
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.S | re.M)
 _EXCEPTION = re.compile(
-    r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Failed|Unsupported|Interrupt))\b(?::|$)",
+    r"^\s*(?:[\w.]+\.)?(_?[A-Z]\w*(?:Error|Exception|Warning|Failed|Unsupported|Interrupt))\b(?::|$)",
     re.M,
 )
 _INLINE_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
@@ -103,10 +103,10 @@ def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
     exceptions = list(dict.fromkeys(_EXCEPTION.findall(text)))
     if not exceptions:
         exceptions = list(dict.fromkeys(_INLINE_EXC.findall(text)))[:5]
-    matchable = _ENV_DUMP.sub(" ", text) if "PyTorch version" in text or "Collecting environment" in text else text
-    tokens = tokens_of(matchable)
+    env = "\n".join(_ENV_DUMP.findall(text)) if "PyTorch version" in text or "Collecting environment" in text else ""
+    tokens = tokens_of(_ENV_DUMP.sub(" ", text) if env else text)
     grams = ngrams_of(tokens)
-    token_set = set(tokens)
+    token_set = set(tokens).union(tokens_of(env))  # platforms and backends do read the report
     return Signals(
         text=text,
         lower=text.lower(),
