@@ -66,8 +66,8 @@ def guard(proposed: Plan, issue: Issue, policy: Policy) -> GuardResult:
         content or templates or close or body_edit is not None or transfer)
     if blocked and rejected:
         decision, needs_review = Decision.TRIAGE_REVIEW, True
-    if decision is Decision.SKIP_ALREADY_ROUTED and labels:
-        rejected += [Rejection(label, "an already-routed issue gets nothing else") for label in labels]
+    if decision is Decision.SKIP_ALREADY_ROUTED:
+        rejected += [Rejection(item, "an already-routed issue gets nothing else") for item in labels + templates]
         labels, templates, needs_review = [], [], False
     if needs_review:
         labels = _with_review(labels, issue, policy, rejected)
@@ -108,12 +108,12 @@ def _allowed_labels(plan: Plan, issue: Issue, policy: Policy,
 
 
 def _one_oncall(labels: list[str], policy: Policy, rejected: list[Rejection]) -> list[str]:
-    """A redirect carries exactly one oncall label and nothing but the bot's marker."""
+    """A redirect carries exactly one oncall label and nothing but the bot's markers."""
     kept: list[str] = []
     for label in labels:
         if policy.is_oncall(label) and not any(policy.is_oncall(k) for k in kept):
             kept.append(label)
-        elif label == policy.bot.bot_triaged:
+        elif label in (policy.bot.bot_triaged, policy.bot.triage_review):
             kept.append(label)
         else:
             rejected.append(Rejection(label, "a redirect carries exactly one oncall label"))

@@ -95,7 +95,7 @@ def demo(console: Console, profile: str = "pytorch") -> list:
     rows = []
     with Store(":memory:") as store:
         store.import_jsonl(SAMPLES)
-        for issue in store.untriaged(policy):
+        for issue in store.issues():
             outcome = triage_with(issue, policy)
             store.apply(outcome.plan, policy, outcome.judgment)
             rows.append((f"#{issue.number} {issue.title[:48]}", outcome.plan))
