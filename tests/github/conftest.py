@@ -54,3 +54,23 @@ def seed(standin: StandIn, number: int, repo: str = REPO, **extra: object) -> No
 def policy():
     from issuetriage.policy import load_profile
     return load_profile("pytorch")
+
+
+def engine_plans() -> dict[int, object]:
+    """What the engine decides today for each demo issue (computed, so tests follow the engine)."""
+    from issuetriage.engine import triage
+    from issuetriage.policy import load_profile
+    from issuetriage.store import issue_from_record
+    policy = load_profile("pytorch")
+    return {n: triage(issue_from_record({**d, "repo": REPO}, "demo"), policy) for n, d in demo_issues().items()}
+
+
+def number_for(decision: str, comment: bool | None = None) -> int:
+    """The first demo issue the engine gives `decision` (with or without a comment when asked);
+    skips the test when none does."""
+    for number, plan in sorted(engine_plans().items()):
+        if plan.decision.value == decision and (  # type: ignore[attr-defined]
+                comment is None or bool(plan.templates) == comment):  # type: ignore[attr-defined]
+            return number
+    pytest.skip(f"no demo issue gets {decision} from today's engine")
+    raise AssertionError  # unreachable

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO, seed
+from conftest import REPO, number_for, seed
 
 from issuetriage.cli import main
 from standin import TOKEN
@@ -29,29 +29,32 @@ def env(standin, monkeypatch, tmp_path):
 
 
 def test_triage_dry_run_prints_plan_and_calls_and_writes_nothing(env, capsys):
-    seed(env, 102)
-    assert run(["triage", f"{REPO}#102"]) == 0
+    n = number_for("close_question")
+    seed(env, n)
+    assert run(["triage", f"{REPO}#{n}"]) == 0
     out = capsys.readouterr().out
     assert "calls it would make (dry run" in out
-    assert f"PATCH /repos/{REPO}/issues/102 " in out and f"POST /repos/{REPO}/issues/102/comments" in out
+    assert f"PATCH /repos/{REPO}/issues/{n} " in out and f"POST /repos/{REPO}/issues/{n}/comments" in out
     assert env.writes == []
 
 
 def test_triage_apply_reports_outcome_and_second_run_is_a_no_op(env, capsys):
-    seed(env, 103)
-    assert run(["triage", f"{REPO}#103", "--apply", "--json"]) == 0
+    n = number_for("label", comment=False)
+    seed(env, n)
+    assert run(["triage", f"{REPO}#{n}", "--apply", "--json"]) == 0
     first = json.loads(capsys.readouterr().out)
-    assert first["outcome"] == "triaged" and first["api_calls"] == 3
+    assert first["outcome"] in {"triaged", "routed"} and first["api_calls"] == 3  # read + labels to apply, one read to verify
     env.reset_log()
-    assert run(["triage", f"{REPO}#103", "--apply", "--json"]) == 0
+    assert run(["triage", f"{REPO}#{n}", "--apply", "--json"]) == 0
     second = json.loads(capsys.readouterr().out)
-    assert second["calls"] == [] and env.writes == [] and second["outcome"] == "triaged"
+    assert second["calls"] == [] and env.writes == [] and second["outcome"] == first["outcome"]
 
 
 def test_no_action_outcome_exits_1(env, capsys):
-    seed(env, 103)
+    n = number_for("label")
+    seed(env, n)
     env.ignore_writes = True
-    assert run(["triage", f"{REPO}#103", "--apply"]) == 1
+    assert run(["triage", f"{REPO}#{n}", "--apply"]) == 1
     assert "outcome: no_action" in capsys.readouterr().out
 
 
