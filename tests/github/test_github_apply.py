@@ -4,7 +4,7 @@ and a crash between two writes finished by the next run."""
 from __future__ import annotations
 
 import pytest
-from conftest import REPO, number_for, seed
+from ghtest import REPO, number_for, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
 from issuetriage.errors import GitHubServerError
 from issuetriage.github import reads

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO, number_for, seed
+from ghtest import REPO, number_for, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
 from issuetriage.cli import main
 from standin import TOKEN

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import REPO, seed
+from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
 from issuetriage.github.outcome import BLOCKED_LABEL, Outcome, classify, verify
 from issuetriage.github.triage import triage_live

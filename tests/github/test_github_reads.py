@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import REPO, seed
+from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
 from issuetriage.github import reads, writes
 from issuetriage.github.apply import apply_plan

@@ -72,6 +72,7 @@ class GitHubClient:
     clock: Clock = field(default_factory=Clock)
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     calls: list[tuple[str, str]] = field(default_factory=list, repr=False)
+    _open: bool = field(default=False, repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, repo: str | None = None,
@@ -91,11 +92,24 @@ class GitHubClient:
                                  lambda: client.gh.rest.apps.get_repo_installation(owner, name))
             auth = client.gh.auth
             assert isinstance(auth, AppAuthStrategy)
+            client.close()
             client.gh = client.gh.with_auth(auth.as_installation(int(found.json()["id"])))
         return client
 
+    def connect(self) -> None:
+        """Keep one HTTP connection pool for all calls (githubkit otherwise opens one per call)."""
+        if not self._open:
+            self.gh.__enter__()
+            self._open = True
+
+    def close(self) -> None:
+        if self._open:
+            self.gh.__exit__()
+            self._open = False
+
     def _call(self, method: str, path: str, send: Callable[[], Any]) -> Any:
         """Send one call, waiting out rate limits and retrying 5xx/connection errors, never 4xx."""
+        self.connect()
         attempt = 0
         while True:
             attempt += 1

@@ -1,45 +1,25 @@
-"""Fixtures: a running GitHub stand-in and a client wired to it with a fake clock."""
+"""Fixtures and helpers for the GitHub tests. Not a conftest.py: the lead's tests import
+`conftest` by name, so this directory must not shadow it. Test modules import the fixtures."""
 
 from __future__ import annotations
 
-import sys
+import json
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
+from standin import StandIn
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from standin import StandIn  # noqa: E402
-
-from issuetriage.github.client import GitHubClient  # noqa: E402
-from issuetriage.github.retry import FakeClock  # noqa: E402
+from issuetriage.github.client import GitHubClient
+from issuetriage.github.retry import FakeClock
 
 REPO = "pytorch/pytorch"
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with StandIn() as server:
-        yield server
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def client(standin: StandIn, clock: FakeClock) -> GitHubClient:
-    return GitHubClient.from_env(standin.env(), clock=clock)
-
-
 SAMPLES = Path(__file__).resolve().parents[2] / "src" / "issuetriage" / "samples" / "demo_issues.jsonl"
 
 
 def demo_issues() -> dict[int, dict]:
     """The engine's demo issues (written for this project) by number."""
-    import json
     return {d["number"]: d for d in map(json.loads, SAMPLES.read_text().splitlines()) if d}
 
 
@@ -50,12 +30,7 @@ def seed(standin: StandIn, number: int, repo: str = REPO, **extra: object) -> No
                             labels=tuple(extra.pop("labels", data.get("labels") or ())), **extra)  # type: ignore[arg-type]
 
 
-@pytest.fixture
-def policy():
-    from issuetriage.policy import load_profile
-    return load_profile("pytorch")
-
-
+@cache
 def engine_plans() -> dict[int, object]:
     """What the engine decides today for each demo issue (computed, so tests follow the engine)."""
     from issuetriage.engine import triage
@@ -74,3 +49,25 @@ def number_for(decision: str, comment: bool | None = None) -> int:
             return number
     pytest.skip(f"no demo issue gets {decision} from today's engine")
     raise AssertionError  # unreachable
+
+
+@pytest.fixture
+def standin() -> Iterator[StandIn]:
+    with StandIn() as server:
+        yield server
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def client(standin: StandIn, clock: FakeClock) -> GitHubClient:
+    return GitHubClient.from_env(standin.env(), clock=clock)
+
+
+@pytest.fixture
+def policy():
+    from issuetriage.policy import load_profile
+    return load_profile("pytorch")
