@@ -92,3 +92,18 @@ def test_planted_token_never_leaks(env, tmp_path, capsys):
     for where, text in texts.items():
         assert TOKEN not in text, where
     assert "***" in texts["hook log"]
+
+
+def test_a_synced_store_opens_in_a_fresh_process(standin, tmp_path):
+    """The migration `sync` adds must be known to every command, not only in the syncing process."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    seed(standin, number_for("label"))
+    env = {**os.environ, **standin.env(), "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    db = str(tmp_path / "t.db")
+    for argv in (["sync", REPO, "--store", db], ["run", "--store", db]):
+        proc = subprocess.run([sys.executable, "-m", "issuetriage.cli", *argv], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
+import issuetriage.github.mirror  # noqa: F401  (registers the store migration for every command)
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
 

@@ -1,14 +1,18 @@
 """Store tables the GitHub side adds: sync cursors (ETag, `since`), repo labels, backlog progress.
 
-A new migration registered with the lead's store; the existing migrations are not touched.
+A new migration registered with the store; the existing migrations are not touched. The CLI
+imports this module at start-up, so every command can open a store that `sync` has touched.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from issuetriage.github.client import RepoLabel
 from issuetriage.store import Migration, Store, register_migration
+
+if TYPE_CHECKING:
+    from issuetriage.github.client import RepoLabel
 
 MIGRATION = Migration(40, "github sync cursors, repo labels and backlog progress", """
     CREATE TABLE github_sync (
@@ -45,6 +49,7 @@ def save_labels(store: Store, repo: str, labels: tuple[RepoLabel, ...]) -> None:
 
 
 def stored_labels(store: Store, repo: str) -> tuple[RepoLabel, ...]:
+    from issuetriage.github.client import RepoLabel
     rows = store.db.execute("SELECT * FROM github_labels WHERE repo=? ORDER BY name", (repo,))
     return tuple(RepoLabel(r["name"], r["color"], r["description"]) for r in rows)
 
