@@ -48,6 +48,7 @@ def test_triage_apply_reports_outcome_and_second_run_is_a_no_op(env, capsys):
     assert run(["triage", f"{REPO}#{n}", "--apply", "--json"]) == 0
     second = json.loads(capsys.readouterr().out)
     assert second["calls"] == [] and env.writes == [] and second["outcome"] == first["outcome"]
+    assert second["already_done"] is True and first["already_done"] is False
 
 
 def test_no_action_outcome_exits_1(env, capsys):

@@ -6,7 +6,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.console import Console
@@ -15,6 +15,9 @@ from rich.progress import Progress
 import issuetriage.github.mirror  # noqa: F401  (registers the store migration for every command)
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
+
+if TYPE_CHECKING:
+    from issuetriage.github.triage import Report
 
 ProfileOpt = Annotated[str, typer.Option("--profile", help="Profile name or folder.")]
 JudgeOpt = Annotated[str, typer.Option("--judge", help="heuristic, learned, llm or hybrid.")]
@@ -46,7 +49,6 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     """Run one live triage; returns the exit code (1 when the outcome check says no_action)."""
     from issuetriage.github.triage import release_policy, triage_live
     from issuetriage.judges import get_judge
-    from issuetriage.render import plan_text
     from issuetriage.store import Store
 
     repo, number = parse_ref(ref)
@@ -60,26 +62,38 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     finally:
         if store:
             store.close()
-    verdict = report.verdict
     if as_json:
-        out = {"plan": report.result.plan.to_json(), "calls": [c.__dict__ for c in report.calls],
-               "applied": apply, "api_calls": report.api_calls,
-               "outcome": verdict.outcome.value if verdict else None,
-               "fixed": list(verdict.fixed) if verdict else [], "missing": list(verdict.missing) if verdict else []}
-        typer.echo(json.dumps(out, indent=2))
+        typer.echo(json.dumps(report_json(report, apply), indent=2))
     else:
-        typer.echo(plan_text(report.result.plan))
-        typer.echo(f"\n{'calls made' if apply else 'calls it would make (dry run; --apply to send)'}:")
-        for call in report.calls:
-            typer.echo(f"  {call.describe()}")
-        if not report.calls:
-            typer.echo("  none: GitHub already shows everything in the plan")
-        if verdict:
-            typer.echo(f"\noutcome: {verdict.outcome.value}"
-                       + (f"; marker labels written by the check: {list(verdict.fixed)}" if verdict.fixed else "")
-                       + (f"; NOT on GitHub: {', '.join(verdict.missing)}" if verdict.missing else ""))
-        typer.echo(f"API calls: {report.api_calls}")
-    return 0 if verdict is None or verdict.ok else 1
+        typer.echo(report_text(report, apply))
+    return 0 if report.verdict is None or report.verdict.ok else 1
+
+
+def report_json(report: Report, apply: bool) -> dict[str, object]:
+    verdict = report.verdict
+    return {"plan": report.result.plan.to_json(), "calls": [c.__dict__ for c in report.calls],
+            "applied": apply, "already_done": report.already_done, "api_calls": report.api_calls,
+            "outcome": verdict.outcome.value if verdict else None,
+            "fixed": list(verdict.fixed) if verdict else [], "missing": list(verdict.missing) if verdict else []}
+
+
+def report_text(report: Report, apply: bool) -> str:
+    from issuetriage.render import plan_text
+
+    if report.already_done:
+        lines = [f"{report.before.ref}: already handled by the bot (it carries the done marker); nothing to write"]
+    else:
+        lines = [plan_text(report.result.plan), "",
+                 f"{'calls made' if apply else 'calls it would make (dry run; --apply to send)'}:"]
+        lines += [f"  {call.describe()}" for call in report.calls]
+        lines += [] if report.calls else ["  none: GitHub already shows everything in the plan"]
+    if report.verdict:
+        v = report.verdict
+        lines += ["", f"outcome: {v.outcome.value}"
+                  + (f"; marker labels written by the check: {list(v.fixed)}" if v.fixed else "")
+                  + (f"; NOT on GitHub: {', '.join(v.missing)}" if v.missing else "")]
+    lines.append(f"API calls: {report.api_calls}")
+    return "\n".join(lines)
 
 
 def register(app: typer.Typer) -> None:
