@@ -84,3 +84,30 @@ def test_persistent_5xx_gives_up_after_the_policy(standin, client, clock):
     with pytest.raises(GitHubServerError, match="HTTP 503.*after 5 attempt"):
         reads.issue_json(client, REPO, 1)
     assert clock.waits == [1.0, 2.0, 4.0, 8.0]
+
+
+def test_graphql_rate_limit_is_waited_out(standin, client, clock):
+    from standin_routes import graphql as real_graphql
+
+    standin.state.add_issue(REPO, 1, "t", "b")
+    calls = []
+
+    def limited(s, req):
+        calls.append(1)
+        if len(calls) == 1:
+            return 200, {"Retry-After": "11"}, {"data": None, "errors": [
+                {"type": "RATE_LIMITED", "message": "API rate limit exceeded"}]}
+        return real_graphql(s, req)
+    import standin_routes
+    standin_routes.ROUTES[-1] = ("POST", "/graphql", limited)
+    try:
+        assert writes.subscription(client, REPO, 1)[1] == "UNSUBSCRIBED"
+    finally:
+        standin_routes.ROUTES[-1] = ("POST", "/graphql", real_graphql)
+    assert clock.waits == [11.0]
+
+
+def test_graphql_errors_are_client_errors(standin, client, clock):
+    with pytest.raises(GitHubClientError, match="Could not resolve"):
+        writes.subscription(client, REPO, 404)
+    assert clock.waits == []

@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from githubkit import AppAuthStrategy, AppInstallationAuthStrategy, GitHub, TokenAuthStrategy
-from githubkit.exception import GitHubException, GraphQLFailed, RequestError, RequestFailed
+from githubkit.exception import GitHubException, GraphQLFailed, RateLimitExceeded, RequestError, RequestFailed
 from githubkit.graphql import GraphQLResponse
 
 from issuetriage.errors import ConfigError, GitHubClientError, GitHubServerError
 from issuetriage.github.auth import (
     Credentials, Endpoints, credentials_from_env, endpoints_from_env, redact,
 )
-from issuetriage.github.retry import Clock, Failure, RetryPolicy, wait_for
+from issuetriage.github.retry import Clock, Failure, RetryPolicy, is_rate_limited, wait_for
 from issuetriage.models import Comment, Issue
 
 PER_PAGE = 100
@@ -88,7 +88,7 @@ class GitHubClient:
                 raise ConfigError("GITHUB_APP_INSTALLATION_ID is needed when no repository is given")
             owner, name = split_repo(repo)
             # https://docs.github.com/en/rest/apps/apps#get-a-repository-installation-for-the-authenticated-app
-            found = client._call("GET", f"/repos/{repo}/installation",
+            found = client.call("GET", f"/repos/{repo}/installation",
                                  lambda: client.gh.rest.apps.get_repo_installation(owner, name))
             auth = client.gh.auth
             assert isinstance(auth, AppAuthStrategy)
@@ -107,7 +107,7 @@ class GitHubClient:
             self.gh.__exit__()
             self._open = False
 
-    def _call(self, method: str, path: str, send: Callable[[], Any]) -> Any:
+    def call(self, method: str, path: str, send: Callable[[], Any]) -> Any:
         """Send one call, waiting out rate limits and retrying 5xx/connection errors, never 4xx."""
         self.connect()
         attempt = 0
@@ -118,7 +118,10 @@ class GitHubClient:
                 return send()
             except GraphQLFailed as exc:
                 messages = "; ".join(e.message for e in exc.response.errors or [])
-                raise GitHubClientError(self._clean(f"{method} {path}: {messages}"), 200) from None
+                raise GitHubClientError(self._clean(f"{method} {path}: {messages}"), 400) from None
+            except RateLimitExceeded as exc:  # GraphQL reports these with status 200
+                status = exc.response.status_code if exc.response.status_code >= 400 else 429
+                failure = Failure(status, dict(exc.response.headers), "rate limit")
             except RequestFailed as exc:
                 failure = Failure(exc.response.status_code, dict(exc.response.headers),
                                   _message(exc.response.raw_response))
@@ -140,7 +143,7 @@ class GitHubClient:
         what = f"HTTP {failure.status}" if failure.status else "no answer"
         detail = f": {failure.message}" if failure.message else ""
         text = self._clean(f"{method} {path}: {what}{detail} (after {attempts} attempt(s))")
-        if 400 <= failure.status < 500 and not _transient(failure):
+        if 400 <= failure.status < 500 and not is_rate_limited(failure):
             return GitHubClientError(text, failure.status)
         return GitHubServerError(text, failure.status)
 
@@ -154,12 +157,7 @@ class GitHubClient:
                                    json={"query": query, "variables": variables},
                                    response_model=GraphQLResponse)
             return self.gh.graphql.parse_graphql_response(resp)
-        return self._call("POST", "/graphql", send)
-
-
-def _transient(failure: Failure) -> bool:
-    from issuetriage.github.retry import is_rate_limited
-    return is_rate_limited(failure)
+        return self.call("POST", "/graphql", send)
 
 
 def _message(response: Any) -> str:

@@ -16,7 +16,7 @@ from issuetriage.models import Comment, Issue
 def issue_json(client: GitHubClient, repo: str, number: int) -> dict[str, Any]:
     """The raw issue (one call). https://docs.github.com/en/rest/issues/issues#get-an-issue"""
     owner, name = split_repo(repo)
-    resp = client._call("GET", f"/repos/{repo}/issues/{number}",
+    resp = client.call("GET", f"/repos/{repo}/issues/{number}",
                         lambda: client.gh.rest.issues.get(owner, name, number))
     return resp.json()
 
@@ -30,7 +30,7 @@ def comments(client: GitHubClient, repo: str, number: int, expected: int | None 
     found: list[Comment] = []
     page = 1
     while True:
-        resp = client._call(
+        resp = client.call(
             "GET", f"/repos/{repo}/issues/{number}/comments?page={page}",
             lambda p=page: client.gh.rest.issues.list_comments(owner, name, number, per_page=PER_PAGE, page=p))
         batch = resp.json()
@@ -54,7 +54,7 @@ def repo_labels(client: GitHubClient, repo: str) -> tuple[RepoLabel, ...]:
     out: list[RepoLabel] = []
     page = 1
     while True:
-        resp = client._call(
+        resp = client.call(
             "GET", f"/repos/{repo}/labels?page={page}",
             lambda p=page: client.gh.rest.issues.list_labels_for_repo(owner, name, per_page=PER_PAGE, page=p))
         batch = resp.json()
@@ -71,7 +71,7 @@ def latest_minor(client: GitHubClient, repo: str) -> str | None:
     """
     owner, name = split_repo(repo)
     try:
-        resp = client._call("GET", f"/repos/{repo}/releases/latest",
+        resp = client.call("GET", f"/repos/{repo}/releases/latest",
                             lambda: client.gh.rest.repos.get_latest_release(owner, name))
     except GitHubClientError as exc:
         if exc.status == 404:
@@ -84,7 +84,7 @@ def latest_minor(client: GitHubClient, repo: str) -> str | None:
 def similar_issues(client: GitHubClient, repo: str, words: str, limit: int = 5) -> tuple[Issue, ...]:
     """Issues in `repo` matching `words` (one call). https://docs.github.com/en/rest/search/search#search-issues-and-pull-requests"""
     query = f"repo:{repo} is:issue {words}"
-    resp = client._call("GET", f"/search/issues?q={query}",
+    resp = client.call("GET", f"/search/issues?q={query}",
                         lambda: client.gh.rest.search.issues_and_pull_requests(q=query, per_page=limit))
     return tuple(to_issue(repo, item) for item in resp.json().get("items", [])[:limit])
 
@@ -96,7 +96,7 @@ def is_collaborator(client: GitHubClient, repo: str, user: str) -> bool:
     """
     owner, name = split_repo(repo)
     try:
-        client._call("GET", f"/repos/{repo}/collaborators/{user}",
+        client.call("GET", f"/repos/{repo}/collaborators/{user}",
                      lambda: client.gh.rest.repos.check_collaborator(owner, name, user))
     except GitHubClientError as exc:
         if exc.status == 404:
@@ -116,7 +116,7 @@ def issues_page(client: GitHubClient, repo: str, since: str | None, page: int, e
                               "per_page": PER_PAGE, "page": page}
     if since:
         kwargs["since"] = since
-    resp = client._call("GET", f"/repos/{repo}/issues?since={since or ''}&page={page}",
+    resp = client.call("GET", f"/repos/{repo}/issues?since={since or ''}&page={page}",
                         lambda: client.gh.rest.issues.list_for_repo(owner, name, headers=headers, **kwargs))
     if resp.status_code == 304:
         return Page((), etag, not_modified=True)

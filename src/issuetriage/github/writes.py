@@ -37,7 +37,7 @@ mutation($id: ID!, $state: SubscriptionState!) {
 def add_labels(client: GitHubClient, repo: str, number: int, labels: tuple[str, ...]) -> tuple[str, ...]:
     """Append labels; returns the issue's labels after. https://docs.github.com/en/rest/issues/labels#add-labels-to-an-issue"""
     owner, name = split_repo(repo)
-    resp = client._call("POST", f"/repos/{repo}/issues/{number}/labels",
+    resp = client.call("POST", f"/repos/{repo}/issues/{number}/labels",
                         lambda: client.gh.rest.issues.add_labels(owner, name, number, data={"labels": list(labels)}))
     return tuple(label["name"] for label in resp.json())
 
@@ -45,7 +45,7 @@ def add_labels(client: GitHubClient, repo: str, number: int, labels: tuple[str, 
 def comment(client: GitHubClient, repo: str, number: int, body: str) -> None:
     """Post one comment. https://docs.github.com/en/rest/issues/comments#create-an-issue-comment"""
     owner, name = split_repo(repo)
-    client._call("POST", f"/repos/{repo}/issues/{number}/comments",
+    client.call("POST", f"/repos/{repo}/issues/{number}/comments",
                  lambda: client.gh.rest.issues.create_comment(owner, name, number, body=body))
 
 
@@ -55,7 +55,7 @@ def edit_issue(client: GitHubClient, repo: str, number: int, **fields: Any) -> N
     https://docs.github.com/en/rest/issues/issues#update-an-issue
     """
     owner, name = split_repo(repo)
-    client._call("PATCH", f"/repos/{repo}/issues/{number}",
+    client.call("PATCH", f"/repos/{repo}/issues/{number}",
                  lambda: client.gh.rest.issues.update(owner, name, number, data=fields))
 
 
@@ -93,7 +93,7 @@ def set_subscription(client: GitHubClient, node_id: str, state: str) -> None:
 def create_label(client: GitHubClient, repo: str, label: str, color: str, description: str) -> None:
     """https://docs.github.com/en/rest/issues/labels#create-a-label"""
     owner, name = split_repo(repo)
-    client._call("POST", f"/repos/{repo}/labels",
+    client.call("POST", f"/repos/{repo}/labels",
                  lambda: client.gh.rest.issues.create_label(owner, name, name=label, color=color,
                                                            description=description))
 
@@ -101,5 +101,5 @@ def create_label(client: GitHubClient, repo: str, label: str, color: str, descri
 def update_label(client: GitHubClient, repo: str, label: str, **fields: str) -> None:
     """https://docs.github.com/en/rest/issues/labels#update-a-label"""
     owner, name = split_repo(repo)
-    client._call("PATCH", f"/repos/{repo}/labels/{label}",
+    client.call("PATCH", f"/repos/{repo}/labels/{label}",
                  lambda: client.gh.rest.issues.update_label(owner, name, label, data=fields))
