@@ -90,11 +90,11 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
     """Allow, rewrite or block one tool call."""
     tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
     try:
-        goal = target(env) if tool.startswith("mcp__github__") or tool == "Bash" else None
-        m = parse(tool, tool_input, goal[0] if goal else "")
+        m = parse(tool, tool_input, env.get("GITHUB_REPOSITORY", ""))
         if m is None:
             log(env, "PreToolUse", f"{tool}: not an issue write; no opinion")
             return HookReply()
+        goal = target(env)
         if (m.repo, m.number) != goal:
             raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
         issue = read_issue(m.repo, m.number)
@@ -139,8 +139,8 @@ def post_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
     """After a write on the target went through, add `bot-triaged` (the marker humans filter on)."""
     tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
     try:
-        goal = target(env)
-        m = parse(tool, tool_input, goal[0])
+        m = parse(tool, tool_input, env.get("GITHUB_REPOSITORY", ""))
+        goal = target(env) if m is not None else None
     except Refused as exc:
         log(env, "PostToolUse", f"{tool}: ignored: {exc}")
         return HookReply()

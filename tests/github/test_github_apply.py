@@ -160,3 +160,12 @@ def test_crash_between_writes_is_finished_not_doubled(standin, clock, policy, de
     assert len(bot) == (1 if decision != "transfer" else 0)
     assert len(issue.labels) == len(set(issue.labels))
     assert set(report.result.plan.labels_added) <= set(issue.labels)
+
+
+def test_pull_requests_are_refused_before_any_write(standin, client, policy):
+    from issuetriage.errors import UserError
+    standin.state.add_issue(REPO, 9, "Fix sort", "diff")
+    standin.state.issues[(REPO, 9)]["pull_request"] = {"url": f"https://api.github.com/repos/{REPO}/pulls/9"}
+    with pytest.raises(UserError, match="pull request"):
+        triage_live(client, REPO, 9, policy, apply=True)
+    assert standin.writes == []

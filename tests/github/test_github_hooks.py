@@ -90,6 +90,9 @@ def test_missing_target_env_blocks_writes_but_ignores_other_tools(policy):
     reply = pre("mcp__github__update_issue", mcp_update(labels=["module: docs"]), env={}, policy=policy)
     assert reply.exit_code == 2 and "GITHUB_REPOSITORY" in reply.stderr
     assert pre("Read", {"file_path": "/tmp/x"}, env={}, policy=policy) == HookReply()
+    assert pre("Bash", {"command": "ls -la"}, env={}, policy=policy) == HookReply()
+    gh_write = pre("Bash", {"command": "gh issue comment 103 --body hi"}, env={}, policy=policy)
+    assert gh_write.exit_code == 2
 
 
 def test_reads_get_no_opinion(policy):

@@ -6,6 +6,7 @@ import copy
 from dataclasses import dataclass
 
 from issuetriage.effects import diff
+from issuetriage.errors import UserError
 from issuetriage.engine import Outcome as EngineOutcome
 from issuetriage.engine import triage_with
 from issuetriage.github import reads
@@ -53,6 +54,8 @@ def triage_live(client: GitHubClient, repo: str, number: int, policy: Policy, ju
     """Dry run by default; with `apply`, write the difference and check the outcome."""
     start = len(client.calls)
     before = reads.fetch_issue(client, repo, number)
+    if before.is_pull_request:
+        raise UserError(f"{repo}#{number} is a pull request; issuetriage triages issues")
     result = triage_with(before, policy, judge)
     if policy.bot.bot_triaged in before.labels:
         # The marker is written last, so the bot finished here before: a repeated webhook or a
