@@ -96,11 +96,15 @@ def update_label(s: StandIn, req: Request, repo: str, name: str) -> Answer:
 
 
 def list_issues(s: StandIn, req: Request, repo: str) -> Answer:
-    since = req.query.get("since", [""])[0]
-    items = sorted((i for (r, _), i in s.state.issues.items() if r == repo and i["updated_at"] >= since),
-                   key=lambda i: (i["updated_at"], i["number"]))
-    per_page = int(req.query.get("per_page", ["30"])[0])
-    page = int(req.query.get("page", ["1"])[0])
+    q = {k: v[0] for k, v in req.query.items()}
+    since, state = q.get("since", ""), q.get("state", "open")  # GitHub's default is open
+    wanted = {x for x in q.get("labels", "").split(",") if x}
+    items = [i for (r, _), i in s.state.issues.items()
+             if r == repo and i["updated_at"] >= since and state in {"all", i["state"]}
+             and wanted <= {label["name"] for label in i["labels"]}]
+    key = q.get("sort", "created") + "_at"
+    items.sort(key=lambda i: (i[key], i["number"]), reverse=q.get("direction", "desc") == "desc")
+    per_page, page = int(q.get("per_page", "30")), int(q.get("page", "1"))
     chunk = items[(page - 1) * per_page: page * per_page]
     etag = f'W/"{hash(tuple((i["number"], i["updated_at"]) for i in chunk)) & 0xffffffff:x}"'
     if req.headers.get("if-none-match") == etag:

@@ -1,8 +1,9 @@
 """`issuetriage backlog`: triage open, untriaged issues in bulk within an API-call budget.
 
-Candidates come from the store after an incremental sync; each issue is re-read live before
-it is triaged. Finished issues are recorded as they finish, so a sweep that crashed resumes
-where it stopped and never handles an issue twice.
+Candidates come from GitHub's list of open issues, oldest first, a page (100) at a time, so a
+sweep costs a few list calls rather than a full sync; each candidate is re-read live before it
+is triaged. Finished issues are recorded in the store as they finish, so a sweep that crashed
+resumes where it stopped and never handles an issue twice.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from issuetriage.errors import GitHubClientError, GitHubServerError, UserError
-from issuetriage.github import mirror
-from issuetriage.github.client import GitHubClient
-from issuetriage.github.sync import sync
+from issuetriage.github import mirror, reads
+from issuetriage.github.client import PER_PAGE, GitHubClient
 from issuetriage.github.triage import Report, triage_live
 from issuetriage.judgment import Judge
 from issuetriage.models import Issue
@@ -34,16 +34,31 @@ def parse_age(text: str) -> timedelta:
     return timedelta(days=int(match.group(1)) * UNITS[match.group(2)])
 
 
-def candidates(store: Store, policy: Policy, repo: str, label: str | None, older_than: timedelta | None,
-               now: datetime, limit: int) -> list[Issue]:
+def is_untriaged(issue: Issue, policy: Policy) -> bool:
+    """Open issue with no triage marker and no oncall routing (the store's rule, applied live)."""
+    markers = {policy.bot.triaged, policy.bot.bot_triaged}
+    return (issue.state == "open" and not issue.is_pull_request and not markers & set(issue.labels)
+            and not any(policy.is_oncall(label) for label in issue.labels))
+
+
+def candidates(client: GitHubClient, store: Store, policy: Policy, repo: str, label: str | None,
+               older_than: timedelta | None, now: datetime, limit: int, budget: int) -> list[Issue]:
     """Untriaged open issues, oldest first, not yet finished by an earlier sweep."""
     done = mirror.finished(store, repo)
     cutoff = now - older_than if older_than else None
-    picked = [i for i in store.untriaged(policy, repo)
-              if i.number not in done and (label is None or label in i.labels)
-              and (cutoff is None or (i.created_at is not None and i.created_at <= cutoff))]
-    picked.sort(key=lambda i: (i.created_at or now, i.number))
-    return picked[:limit]
+    picked: list[Issue] = []
+    page = 1
+    while len(picked) < limit and len(client.calls) + 1 <= budget:
+        batch = reads.open_issues_page(client, repo, page, label)
+        for issue in batch:
+            if cutoff is not None and (issue.created_at is None or issue.created_at > cutoff):
+                return picked  # oldest first: everything after is younger still
+            if issue.number not in done and is_untriaged(issue, policy) and len(picked) < limit:
+                picked.append(issue)
+        if len(batch) < PER_PAGE:
+            break
+        page += 1
+    return picked
 
 
 @dataclass
@@ -57,9 +72,8 @@ def backlog(client: GitHubClient, store: Store, repo: str, policy: Policy, judge
             label: str | None = None, older_than: timedelta | None = None, limit: int = 50,
             budget: int = 500, apply: bool = False, now: datetime | None = None,
             on_issue: Callable[[int], None] = lambda n: None) -> BacklogReport:
-    """Sync, pick candidates, triage each while the budget allows the worst case."""
-    sync(client, store, repo)
-    todo = candidates(store, policy, repo, label, older_than, now or datetime.now(UTC), limit)
+    """Pick candidates, triage each while the budget allows the worst case."""
+    todo = candidates(client, store, policy, repo, label, older_than, now or datetime.now(UTC), limit, budget)
     out = BacklogReport()
     for index, issue in enumerate(todo):
         if len(client.calls) + WORST_CASE_CALLS > budget:

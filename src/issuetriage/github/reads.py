@@ -121,3 +121,18 @@ def issues_page(client: GitHubClient, repo: str, since: str | None, page: int, e
     if resp.status_code == 304:
         return Page((), etag, not_modified=True)
     return Page(tuple(resp.json()), resp.headers.get("etag"))
+
+
+def open_issues_page(client: GitHubClient, repo: str, page: int, label: str | None = None) -> tuple[Issue, ...]:
+    """One page of open issues (and PRs), oldest first, optionally with `label`.
+
+    https://docs.github.com/en/rest/issues/issues#list-repository-issues
+    """
+    owner, name = split_repo(repo)
+    kwargs: dict[str, Any] = {"state": "open", "sort": "created", "direction": "asc",
+                              "per_page": PER_PAGE, "page": page}
+    if label:
+        kwargs["labels"] = label
+    resp = client.call("GET", f"/repos/{repo}/issues?state=open&labels={label or ''}&page={page}",
+                       lambda: client.gh.rest.issues.list_for_repo(owner, name, **kwargs))
+    return tuple(to_issue(repo, item) for item in resp.json())
