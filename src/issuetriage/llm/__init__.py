@@ -1,0 +1,46 @@
+"""The LLM judge: Claude (API or Bedrock) or any OpenAI-compatible model, behind the same guard.
+
+`make_judge(config)` builds the judge `issuetriage eval --judge llm` and the engine use;
+`configured_judge(policy)` is the hybrid judge when a model is configured, else None.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from issuetriage.judgment import Judge
+from issuetriage.llm.config import LLMConfig, default_cache_dir, load_config
+from issuetriage.llm.prompt import PROMPT_VERSION
+from issuetriage.policy import Policy
+
+__all__ = ["PROMPT_VERSION", "LLMConfig", "configured_judge", "load_config", "make_judge"]
+
+
+def _offline_judge() -> Judge:
+    from issuetriage.heuristic import HeuristicJudge
+
+    return HeuristicJudge()
+
+
+def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"] = "llm",
+               offline: Judge | None = None, cache: bool = True) -> Judge:
+    """The LLM judge (every issue asked) or the hybrid judge (only unsure ones), from a config
+    (default: the environment)."""
+    from issuetriage.errors import ConfigError
+    from issuetriage.llm.cache import AnswerCache
+    from issuetriage.llm.judge import HybridJudge, LLMJudge
+    from issuetriage.llm.providers import make_provider
+
+    config = config or load_config()
+    if config is None:
+        raise ConfigError("no LLM configured: set ISSUETRIAGE_LLM_MODEL (and the provider's key)")
+    offline = offline or _offline_judge()
+    store = AnswerCache(default_cache_dir(config)) if cache else None
+    llm = LLMJudge(make_provider(config), config.cost, store, offline)
+    return HybridJudge(offline, llm, config.hybrid_threshold) if mode == "hybrid" else llm
+
+
+def configured_judge(policy: Policy) -> Judge | None:
+    """The default judge when a model is configured (hybrid), else None (offline only)."""
+    config = load_config(policy.root)
+    return make_judge(config, mode="hybrid") if config else None
