@@ -15,7 +15,8 @@ from issuetriage.llm.cache import AnswerCache
 from issuetriage.llm.judge import INVALID_ANSWER, HybridJudge, LLMJudge, audit_extra
 from issuetriage.llm.prompt import TOOL_NAME
 from issuetriage.signals import extract_signals
-from llm_helpers import PROVIDERS, FixedJudge, answer, make_issue, offline_judgment, provider_for
+from llm_helpers import (PROVIDERS, FixedJudge, answer, dummy_env, make_issue, offline_judgment,  # noqa: F401
+                         policy, provider_for, standin)
 from llm_standin import Scripted
 
 PRICE = (3.0, 15.0)
@@ -104,7 +105,7 @@ def test_two_violations_send_the_issue_to_review(standin, policy, dummy_env, mon
     prov = provider_for("anthropic", standin.url, monkeypatch)
     standin.push(bad, bad, answer())
     judgment = run(LLMJudge(prov, pricer, offline=FixedJudge()), policy)
-    assert judgment.kind is Kind.UNCLEAR and judgment.escalate_reasons == (INVALID_ANSWER,)
+    assert judgment.kind_confidence == 0.0 and judgment.escalate_reasons == (INVALID_ANSWER,)
     assert judgment.labels == () and judgment.judge.endswith(":invalid")
     assert judgment.tokens_in == 2000 and judgment.cost_usd > 0
     assert len(standin.requests) == 2
@@ -215,11 +216,11 @@ def test_model_close_needs_the_offline_judge_to_agree(standin, policy, dummy_env
     assert kept.kind_confidence == 0.99
 
 
-def test_release_risk_is_reported_only_with_a_known_release(standin, policy, dummy_env, monkeypatch):
+def test_release_risk_is_noted_in_the_reasoning(standin, policy, dummy_env, monkeypatch):
     prov = provider_for("anthropic", standin.url, monkeypatch)
     standin.push(answer(release_risk=True))
     judgment = run(LLMJudge(prov, pricer, offline=FixedJudge()), policy)
-    assert "release_risk" in judgment.escalate_reasons
+    assert "[release_risk: may affect 2.9]" in judgment.reasoning and judgment.escalate_reasons == ()
 
 
 def test_cache_file_is_json_not_pickle(tmp_path: Path):

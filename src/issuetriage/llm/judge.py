@@ -56,8 +56,10 @@ def degraded(offline: Judgment, error: Exception) -> Judgment:
 
 
 def review(judge: str, error: str, tokens_in: int, tokens_out: int, cost: float) -> Judgment:
-    """Two invalid answers: a human looks (`triage review`), and the spend is still recorded."""
-    return Judgment(judge=judge, kind=Kind.UNCLEAR, kind_confidence=0.0,
+    """Two invalid answers: a human looks (`triage review`), and the spend is still recorded.
+    The kind is unknown; BUG at zero confidence keeps the tree from closing the issue or asking
+    the reporter for details (it was the model that failed, not them)."""
+    return Judgment(judge=judge, kind=Kind.BUG, kind_confidence=0.0,
                     escalate_reasons=(INVALID_ANSWER,),
                     reasoning=f"The model's answer failed the schema twice ({error}).",
                     tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)

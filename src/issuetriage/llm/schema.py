@@ -107,7 +107,9 @@ def to_judgment(answer: Answer, policy: Policy, judge: str, tokens_in: int = 0,
     missing = answer.missing_repro
     if missing is None and "request_self_contained_reproduction" in answer.templates:
         missing = MissingRepro.DOWNLOAD
-    escalate = (RELEASE_RISK,) if answer.release_risk and policy.meta.release.latest_minor != "unknown" else ()
+    reasoning = answer.reasoning
+    if answer.release_risk and policy.meta.release.latest_minor != "unknown":
+        reasoning += f" [{RELEASE_RISK}: may affect {policy.meta.release.latest_minor}]"
     return Judgment(
         judge=judge,
         kind=answer.kind,
@@ -118,8 +120,7 @@ def to_judgment(answer: Answer, policy: Policy, judge: str, tokens_in: int = 0,
         transfer_confidence=answer.kind_confidence if answer.transfer_repo else 0.0,
         missing_repro=missing,
         high_priority=answer.high_priority,
-        escalate_reasons=escalate,
-        reasoning=answer.reasoning,
+        reasoning=reasoning,
         tokens_in=tokens_in,
         tokens_out=tokens_out,
         cost_usd=cost_usd,
