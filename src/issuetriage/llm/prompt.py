@@ -21,6 +21,8 @@ from issuetriage.signals import Signals
 # Bump when the wording, the slice or the schema changes: cached answers are keyed by it.
 PROMPT_VERSION = "2026-11-29.1"
 MAX_CANDIDATES = 24
+CANDIDATE_BUDGET = 4000  # characters of label descriptions; past it, candidates are named only
+LABEL_TEXT_LIMIT = 320
 NEIGHBOURS_PER_LABEL = 3
 TOOL_NAME = "submit_judgment"
 
@@ -147,7 +149,18 @@ def _describe(policy: Policy, name: str) -> str:
         text += f" Use when: {spec.when}"
     if spec.when_not:
         text += f" Not when: {spec.when_not}"
-    return " ".join(text.split())
+    text = " ".join(text.split())
+    return text if len(text) <= LABEL_TEXT_LIMIT else text[:LABEL_TEXT_LIMIT - 3].rstrip() + "..."
+
+
+def render_candidates(policy: Policy, names: tuple[str, ...]) -> str:
+    """Best candidates first with their descriptions, within CANDIDATE_BUDGET; the rest by name."""
+    rows, used = [], 0
+    for name in names:
+        text = _describe(policy, name)
+        used += len(text)
+        rows.append((name, text if used <= CANDIDATE_BUDGET else ""))
+    return _bullets(rows) or "(none)"
 
 
 def release_context(policy: Policy) -> str:
@@ -170,9 +183,8 @@ def build_prompt(issue: Issue, signals: Signals, policy: Policy,
     fixed = tuple(n for n in _fixed_labels(policy) if n not in candidates)
     system = "\n\n".join([ROLE.format(repo=policy.meta.repo), SECURITY, render_rules(policy),
                           release_context(policy)])
-    rows = [(n, _describe(policy, n)) for n in candidates]
     user = "\n\n".join([
-        "CANDIDATE LABELS (with descriptions)\n" + (_bullets(rows) or "(none)"),
+        "CANDIDATE LABELS (best first)\n" + render_candidates(policy, candidates),
         "Also allowed: the queue and type labels named in RULES.",
         f"<issue repo=\"{issue.repo}\" number=\"{issue.number}\">\n{_quote(issue_excerpt(issue))}\n</issue>",
         f"Fill the `{TOOL_NAME}` form for this issue.",
