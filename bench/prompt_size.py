@@ -44,6 +44,20 @@ def baseline() -> tuple[int, str]:
     return sum(parts), " + ".join(notes)
 
 
+def worst_case(policy) -> int:
+    """A synthetic upper bound: a 20k-character body, five long comments, and the 24 candidates
+    with the longest descriptions (the dev bodies are cut to ~900 characters, real ones are not)."""
+    from issuetriage.judgment import Judgment, Kind, LabelScore
+    from issuetriage.models import Comment
+
+    longest = sorted(policy.labels.values(), key=lambda s: -len(s.description + s.when + s.when_not))
+    offline = Judgment(judge="synthetic", kind=Kind.BUG, kind_confidence=0.5,
+                       labels=tuple(LabelScore(name=s.name, confidence=0.5) for s in longest[:24]))
+    issue = Issue(repo=policy.meta.repo, number=1, title="t" * 200, body="word " * 4000,
+                  comments=tuple(Comment(author="a", body="word " * 1000) for _ in range(5)))
+    return build_prompt(issue, extract_signals(issue), policy, offline).size
+
+
 def pct(values: list[int], q: float) -> int:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -93,6 +107,9 @@ def main() -> int:
           f"{int(statistics.median(users)):,} (issue excerpt {int(statistics.median(excerpts)):,}; "
           f"raw issue text {int(statistics.median(issue_chars)):,}), schema "
           f"{int(statistics.median(schemas)):,}")
+    bound = worst_case(policy)
+    print(f"  worst case (synthetic long issue, 24 long candidates): {bound:,} chars "
+          f"({bound / base:.1%} of baseline)")
     share = sum(asked) / n
     print(f"hybrid (threshold {args.threshold}): model asked for {sum(asked)} of {n} issues "
           f"({share:.0%}); mean chars sent per issue {sum(s for s, a in zip(sizes, asked) if a) / n:,.0f} "

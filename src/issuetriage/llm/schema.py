@@ -51,10 +51,14 @@ class Answer(BaseModel):
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    """Replace `$ref`s with their definitions: some providers reject `$defs`."""
+    """Replace `$ref`s with their definitions (some providers reject `$defs`), keeping the field's
+    own description and dropping titles and the docstrings of nested types."""
     if isinstance(node, dict):
         if "$ref" in node:
-            return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+            target = {k: v for k, v in defs[node["$ref"].rsplit("/", 1)[-1]].items()
+                      if k not in {"description", "title"}}
+            return {**_inline(target, defs),
+                    **{k: _inline(v, defs) for k, v in node.items() if k != "$ref"}}
         return {k: _inline(v, defs) for k, v in node.items() if k not in {"$defs", "title"}}
     if isinstance(node, list):
         return [_inline(v, defs) for v in node]
@@ -68,11 +72,13 @@ def answer_schema(labels: Collection[str], templates: Collection[str],
     raw = Answer.model_json_schema()
     schema = _inline(raw, raw.get("$defs", {}))
     props = schema["properties"]
+    props["kind"].setdefault("description", "What the issue is (see RULES).")
     props["labels"]["items"]["properties"]["name"]["enum"] = sorted(labels)
     props["templates"]["items"]["enum"] = sorted(templates)
     props["transfer_repo"] = {"anyOf": [{"type": "string", "enum": sorted(transfer_repos)},
                                         {"type": "null"}],
                               "description": props["transfer_repo"].get("description", "")}
+    schema.pop("description", None)
     schema["required"] = list(props)
     schema["additionalProperties"] = False
     return schema
