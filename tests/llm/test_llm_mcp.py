@@ -134,3 +134,40 @@ def test_the_mcp_command_serves_over_stdio(store, tmp_path):
     tools, other = anyio.run(go)
     assert "submit_plan" in tools
     assert payload(other)["rejections"][0]["reason"] == "outside the issues this session may change"
+
+
+def test_plan_command_with_the_llm_judge_calls_the_configured_model(tmp_path, monkeypatch, capsys):
+    from issuetriage.cli import main
+    from llm_helpers import answer
+    from llm_standin import Server
+
+    issue = tmp_path / "issue.json"
+    issue.write_text(json.dumps({"repo": REPO, "number": 11, "title": "svd crash",
+                                 "body": "torch.linalg.svd crashes\n\n```\nRuntimeError: cusolver\n```"}))
+    with Server() as standin:
+        standin.push(answer())
+        monkeypatch.setenv("ISSUETRIAGE_LLM_PROVIDER", "openai")
+        monkeypatch.setenv("ISSUETRIAGE_LLM_MODEL", "local-model")
+        monkeypatch.setenv("ISSUETRIAGE_LLM_BASE_URL", f"{standin.url}/v1")
+        monkeypatch.setenv("ISSUETRIAGE_LLM_CACHE_DIR", str(tmp_path / "cache"))
+        monkeypatch.setenv("ISSUETRIAGE_LLM_MAX_RETRIES", "0")
+        try:
+            main(["plan", "--issue", str(issue), "--judge", "llm"])
+        except SystemExit as done:
+            assert done.code in (0, None)
+    plan = json.loads(capsys.readouterr().out)
+    assert "module: linear algebra" in plan["labels_added"] and len(standin.requests) == 1
+    assert (tmp_path / "cache" / "answers.sqlite3").is_file()
+
+
+def test_llm_judge_without_a_model_is_a_one_line_error(monkeypatch, capsys, tmp_path):
+    from issuetriage.cli import main
+
+    for name in ("MODEL", "PROVIDER", "BASE_URL"):
+        monkeypatch.delenv(f"ISSUETRIAGE_LLM_{name}", raising=False)
+    issue = tmp_path / "issue.json"
+    issue.write_text(json.dumps({"repo": REPO, "number": 11, "title": "t", "body": "b"}))
+    with pytest.raises(SystemExit) as done:
+        main(["plan", "--issue", str(issue), "--judge", "llm"])
+    assert done.value.code == 2
+    assert capsys.readouterr().err.startswith("error: no LLM configured")
