@@ -187,3 +187,13 @@ def test_outage_in_the_engine_still_triages_offline(policy, standin, dummy_env, 
     outcome = triage_with(make_issue(), policy, HybridJudge(offline, LLMJudge(prov, lambda i, o: 0.0), 0.75))
     assert outcome.judgment.judge == "heuristic:llm-outage"
     assert "module: linear algebra" in outcome.plan.labels_added
+
+
+def test_bedrock_without_a_region_is_a_config_error(monkeypatch):
+    from issuetriage.llm.providers import make_provider
+
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    with pytest.raises(ConfigError, match="region"):
+        make_provider(LLMConfig(provider="bedrock", model="anthropic.claude-sonnet-4-6-v1:0"))

@@ -133,7 +133,10 @@ def make_provider(config: LLMConfig) -> Provider:
         return AnthropicProvider(client, config.model, config.max_tokens)
     if config.provider == "bedrock":
         sdk = _require("anthropic", "bedrock")
-        client = sdk.AnthropicBedrock(aws_region=config.region, base_url=config.base_url, **common)
+        try:
+            client = sdk.AnthropicBedrock(aws_region=config.region, base_url=config.base_url, **common)
+        except ValueError as exc:  # no region, or a token and keys at once
+            raise ConfigError(f"bedrock: {exc}") from None
         return AnthropicProvider(client, config.model, config.max_tokens)
     sdk = _require("openai", "openai")
     client = sdk.OpenAI(api_key=config.api_key() or "unused", base_url=config.base_url, **common)
