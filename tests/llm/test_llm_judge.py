@@ -17,7 +17,7 @@ from issuetriage.llm.prompt import TOOL_NAME
 from issuetriage.signals import extract_signals
 from llm_helpers import (PROVIDERS, FixedJudge, answer, dummy_env, make_issue, offline_judgment,  # noqa: F401
                          policy, provider_for, standin)
-from llm_standin import Scripted
+from llm_standin import Scripted, Server
 
 PRICE = (3.0, 15.0)
 
@@ -123,10 +123,8 @@ def test_outage_degrades_to_the_offline_judge(provider, standin, policy, status)
 
 
 def test_unreachable_server_degrades_to_the_offline_judge(policy, dummy_env, monkeypatch):
-    with pytest.MonkeyPatch.context():
-        from llm_standin import Server
-        with Server() as gone:
-            url = gone.url
+    with Server() as gone:  # started and stopped: its port now refuses connections
+        url = gone.url
     prov = provider_for("openai", url, monkeypatch)
     judgment = run(HybridJudge(FixedJudge(), LLMJudge(prov, pricer), threshold=0.75), policy)
     assert judgment.judge == "heuristic:llm-outage"
