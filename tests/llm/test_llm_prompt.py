@@ -197,3 +197,16 @@ def test_bedrock_without_a_region_is_a_config_error(monkeypatch):
     monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
     with pytest.raises(ConfigError, match="region"):
         make_provider(LLMConfig(provider="bedrock", model="anthropic.claude-sonnet-4-6-v1:0"))
+
+
+def test_configured_judge_is_hybrid_only_when_a_model_is_configured(policy, monkeypatch, tmp_path):
+    from issuetriage.llm import configured_judge
+
+    for name in ("MODEL", "PROVIDER", "BASE_URL"):
+        monkeypatch.delenv(f"ISSUETRIAGE_LLM_{name}", raising=False)
+    assert configured_judge(policy) is None
+    monkeypatch.setenv("ISSUETRIAGE_LLM_PROVIDER", "openai")
+    monkeypatch.setenv("ISSUETRIAGE_LLM_MODEL", "local")
+    monkeypatch.setenv("ISSUETRIAGE_LLM_CACHE_DIR", str(tmp_path))
+    judge = configured_judge(policy)
+    assert isinstance(judge, HybridJudge) and judge.llm.name == "llm:local"
