@@ -9,7 +9,7 @@ from issuetriage.guard import guard
 from issuetriage.models import CLOSING_DECISIONS, Decision, Plan
 from issuetriage.policy import load_profile
 
-from conftest import make_issue
+from builders import make_issue
 
 POLICY = load_profile("pytorch")
 CATALOG = sorted(POLICY.labels)

@@ -3,7 +3,7 @@ from pydantic import ValidationError
 
 from issuetriage.models import Decision, Issue, Plan
 
-from conftest import make_issue
+from builders import make_issue
 
 
 def test_issue_needs_only_repo_number_title_body():

@@ -1,7 +1,7 @@
 from issuetriage.matcher import Matcher, required_literal
 from issuetriage.signals import extract_signals, ngrams_of, normalize_keyword, tokens_of
 
-from conftest import make_issue
+from builders import make_issue
 
 BODY = """### Describe the bug
 Calling `torch.linalg.svd` on CUDA fails.

@@ -9,7 +9,7 @@ from issuetriage.errors import StoreError, UserError
 from issuetriage.models import Decision, Plan
 from issuetriage.store import MIGRATIONS, Store
 
-from conftest import make_issue
+from builders import make_issue
 
 
 def write_jsonl(path, records):

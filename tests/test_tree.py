@@ -8,7 +8,7 @@ from issuetriage.redaction import REMOVAL_NOTICE
 from issuetriage.signals import extract_signals
 from issuetriage.tree import propose
 
-from conftest import make_issue, make_judgment
+from builders import make_issue, make_judgment
 
 
 def plan_for(policy, issue=None, judgment=None):
