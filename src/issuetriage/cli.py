@@ -49,7 +49,10 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning our errors into one line and exit code 2."""
     _register()
     try:
-        app(args=argv, standalone_mode=False)
+        # standalone_mode=False returns a command's typer.Exit code instead of raising it
+        code = app(args=argv, standalone_mode=False)
+        if isinstance(code, int) and code:
+            raise SystemExit(code)
     except TriageError as exc:
         fail(str(exc), exc.exit_code)
     except typer.Abort:

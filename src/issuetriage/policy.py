@@ -153,6 +153,7 @@ class BotLabels(_Strict):
     triaged: str = "triaged"
     triage_review: str = "triage review"
     release_triage: str = "release triage"
+    blocked: str = "bot-triage-blocked"
     high_priority: str = "high priority"
     edge_cases: str = "module: edge cases"
     fuzzer: str = "topic: fuzzer"
@@ -247,7 +248,7 @@ class Policy:
     def bot_label_names(self) -> frozenset[str]:
         """Labels the bot itself manages (not judged from content)."""
         b = self.bot
-        return frozenset({b.bot_triaged, b.triaged, b.triage_review, b.release_triage})
+        return frozenset({b.bot_triaged, b.triaged, b.triage_review, b.release_triage, b.blocked})
 
     @cached_property
     def redirect_labels(self) -> frozenset[str]:

@@ -1,7 +1,7 @@
 """The local SQLite mirror: issues, comments, and the audit log of every plan with its trace.
 
-Schema changes are numbered migrations recorded in `schema_migrations`; other modules may
-register more with `register_migration`. Every write is one transaction: all or nothing.
+Schema changes are numbered migrations recorded in `schema_migrations`, all listed here so any
+store opens in any command. Every write is one transaction: all or nothing.
 """
 
 from __future__ import annotations
@@ -47,16 +47,17 @@ MIGRATIONS: list[Migration] = [
             plan TEXT NOT NULL, effects TEXT NOT NULL, applied INTEGER NOT NULL, extra TEXT NOT NULL);
         CREATE INDEX audit_issue ON audit (repo, number);
     """),
+    Migration(2, "github sync cursors, repo labels and backlog progress", """
+    CREATE TABLE github_sync (
+        repo TEXT PRIMARY KEY, since TEXT, etag TEXT, synced_at TEXT NOT NULL);
+    CREATE TABLE github_labels (
+        repo TEXT NOT NULL, name TEXT NOT NULL, color TEXT NOT NULL, description TEXT NOT NULL,
+        PRIMARY KEY (repo, name));
+    CREATE TABLE github_backlog (
+        repo TEXT NOT NULL, number INTEGER NOT NULL, outcome TEXT NOT NULL, finished_at TEXT NOT NULL,
+        PRIMARY KEY (repo, number))
+"""),
 ]
-
-
-def register_migration(migration: Migration) -> None:
-    """Add a migration (another module's tables); versions must be unique."""
-    if any(m.version == migration.version for m in MIGRATIONS):
-        if migration not in MIGRATIONS:
-            raise StoreError(f"migration {migration.version} registered twice")
-        return
-    MIGRATIONS.append(migration)
 
 
 BOT_AUTHOR = "issuetriage[bot]"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
-from issuetriage.github.outcome import BLOCKED_LABEL, Outcome, classify, verify
+from issuetriage.github.outcome import Outcome, classify, verify
+
+BLOCKED_LABEL = "bot-triage-blocked"
 from issuetriage.github.triage import triage_live
 from issuetriage.models import Comment, Decision, Issue, Plan
 
@@ -43,7 +45,7 @@ def test_guard_blocking_everything_leaves_a_marker(standin, client, policy):
     standin.state.add_issue(REPO, 5, "t", "b")
     plan = Plan(repo=REPO, number=5, decision=Decision.TRIAGE_REVIEW)
     verdict = verify(client, plan, REPO, 5, policy, blocked=True)
-    assert verdict.fixed == (BLOCKED_LABEL,)
+    assert verdict.fixed == (BLOCKED_LABEL, "bot-triaged")  # the marker is a change: the guard adds bot-triaged
     assert BLOCKED_LABEL in standin.state.label_names(REPO, 5)
 
 

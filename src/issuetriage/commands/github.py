@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
-import issuetriage.github.mirror  # noqa: F401  (registers the store migration for every command)
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
 
@@ -114,7 +113,7 @@ def register(app: typer.Typer) -> None:
         """Triage one live issue; exits 1 on a no_action outcome. Example: issuetriage triage pytorch/pytorch#123"""
         code = triage_cmd(ref, apply, profile, judge, model, store, keep_subscription, as_json)
         if code:
-            sys.exit(code)  # SystemExit: typer.Exit's code is dropped by cli.main's standalone_mode=False
+            sys.exit(code)
 
     @app.command("sync")
     def sync_cmd(

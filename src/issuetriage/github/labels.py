@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from issuetriage.github import writes
 from issuetriage.github.client import GitHubClient, RepoLabel
-from issuetriage.github.outcome import BLOCKED_LABEL
 from issuetriage.policy import Policy
 
 DEFAULT_COLOR = "ededed"
@@ -32,7 +31,7 @@ class LabelDiff:
 def catalog(policy: Policy) -> dict[str, str]:
     """Every label the bot may use, with the description the profile gives it."""
     wanted = {name: spec.description[:MAX_DESCRIPTION] for name, spec in policy.labels.items()}
-    for name in sorted(policy.bot_label_names | {BLOCKED_LABEL}):
+    for name in sorted(policy.bot_label_names):
         wanted.setdefault(name, "")
     return wanted
 

@@ -1,7 +1,6 @@
-"""Store tables the GitHub side adds: sync cursors (ETag, `since`), repo labels, backlog progress.
+"""The GitHub side's store tables: sync cursors (ETag, `since`), repo labels, backlog progress.
 
-A new migration registered with the store; the existing migrations are not touched. The CLI
-imports this module at start-up, so every command can open a store that `sync` has touched.
+The tables themselves are created by the store's migration 2, so any store opens everywhere.
 """
 
 from __future__ import annotations
@@ -9,22 +8,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from issuetriage.store import Migration, Store, register_migration
+from issuetriage.store import Store
 
 if TYPE_CHECKING:
     from issuetriage.github.client import RepoLabel
 
-MIGRATION = Migration(40, "github sync cursors, repo labels and backlog progress", """
-    CREATE TABLE github_sync (
-        repo TEXT PRIMARY KEY, since TEXT, etag TEXT, synced_at TEXT NOT NULL);
-    CREATE TABLE github_labels (
-        repo TEXT NOT NULL, name TEXT NOT NULL, color TEXT NOT NULL, description TEXT NOT NULL,
-        PRIMARY KEY (repo, name));
-    CREATE TABLE github_backlog (
-        repo TEXT NOT NULL, number INTEGER NOT NULL, outcome TEXT NOT NULL, finished_at TEXT NOT NULL,
-        PRIMARY KEY (repo, number))
-""")
-register_migration(MIGRATION)
 
 
 def now() -> str:

@@ -13,10 +13,9 @@ from enum import StrEnum
 from issuetriage.effects import diff
 from issuetriage.github import reads, writes
 from issuetriage.github.client import GitHubClient
-from issuetriage.models import Issue, Plan
+from issuetriage.guard import guard
+from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
-
-BLOCKED_LABEL = "bot-triage-blocked"
 
 
 class Outcome(StrEnum):
@@ -86,8 +85,8 @@ def fixups(after: Issue, plan: Plan, blocked: bool, policy: Policy) -> tuple[str
     """Labels the check adds itself: `bot-triage-blocked` when the guard blocked every proposed
     write, and `bot-triaged` when the plan changed the issue but the marker is not there."""
     wanted: list[str] = []
-    if blocked and BLOCKED_LABEL not in after.labels:
-        wanted.append(BLOCKED_LABEL)
+    if blocked and policy.bot.blocked not in after.labels:
+        wanted.append(policy.bot.blocked)
     moved = bool(plan.transfer_repo) and after.repo == plan.transfer_repo
     if plan.has_effect and not moved and policy.bot.bot_triaged not in after.labels:
         wanted.append(policy.bot.bot_triaged)
@@ -98,7 +97,10 @@ def verify(client: GitHubClient, plan: Plan, repo: str, number: int, policy: Pol
            blocked: bool = False) -> Verdict:
     """Re-read the issue (where it lives now), fix the markers, classify."""
     after = reads.fetch_issue(client, repo, number)
-    fixed = fixups(after, plan, blocked, policy)
+    markers = fixups(after, plan, blocked, policy)
+    # the markers are a plan of their own, and like every write they pass the guard
+    fixed = guard(Plan(repo=after.repo, number=after.number, decision=Decision.LABEL,
+                       labels_added=markers), after, policy).plan.labels_added if markers else ()
     if fixed:
         writes.add_labels(client, after.repo, after.number, fixed)
         after = reads.fetch_issue(client, after.repo, after.number)  # believe GitHub, not the reply

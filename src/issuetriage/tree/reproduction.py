@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from issuetriage.judgment import MissingRepro
 from issuetriage.models import Decision
-from issuetriage.redaction import download_links, redact
+from issuetriage.redaction import REMOVAL_NOTICE, download_links, redact
 from issuetriage.tree.base import Context, Draft, Outcome
 
 
@@ -12,6 +12,11 @@ def downloaded_files(ctx: Context, draft: Draft) -> Outcome | None:
     """Step 1.5: a repro that needs downloaded files: strip the links, ask for a self-contained one."""
     body_links = tuple(url for url in ctx.signals.links if url in ctx.issue.body)
     links = download_links(body_links, ctx.policy)
+    if not links and REMOVAL_NOTICE in ctx.issue.body:
+        # we already removed the links (perhaps in a run that stopped before its last write)
+        return Outcome("download links were removed; waiting for a self-contained reproduction",
+                       Decision.REQUEST_REPRODUCTION,
+                       templates=("request_self_contained_reproduction",), stop=True)
     if not links:
         return None
     return Outcome(
