@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from issuetriage.policy import Policy
 from issuetriage.signals import Signals, normalize_keyword
 
 
@@ -51,3 +52,41 @@ class Matcher:
         for hits in self.hits(signals).values():
             return hits[0]
         return None
+
+
+def _routes(items: Mapping[str, object]) -> dict[str, tuple[Iterable[str], Iterable[str]]]:
+    return {key: (route.keywords, route.patterns) for key, route in items.items()}  # type: ignore[attr-defined]
+
+
+class PolicyMatchers:
+    """Every matcher a profile defines, compiled once per loaded policy."""
+
+    def __init__(self, policy: Policy) -> None:
+        rules, queues = policy.rules, policy.queues
+        self.catalog = Matcher({s.name: (s.keywords, s.patterns) for s in policy.catalog.label})
+        routes: dict[str, object] = {q.label: q for q in queues.redirect}
+        if queues.pt2:
+            routes[queues.pt2.label] = queues.pt2
+        self.queues = Matcher(_routes(routes))
+        self.transfer = Matcher(_routes({t.repo: t for t in queues.transfer}))
+        self.kind = Matcher(_routes({"question": rules.question, "bug": rules.bug,
+                                     "feature": rules.feature,
+                                     "expected_behavior": rules.expected_behavior}))
+        self.missing_repro = Matcher(_routes(rules.missing_repro))
+        self.edge = Matcher(_routes({"edge_case": rules.edge_case, "fuzzer": rules.fuzzer}))
+        self.escalate = Matcher(_routes(rules.escalate))
+        self.commonly_missed = Matcher(_routes(rules.commonly_missed))
+        self.pt2_modules = Matcher(_routes(rules.pt2_modules))
+        self.pt2_cpu_only = Matcher(_routes({"cpu": rules.pt2_cpu_only}))
+
+
+_MATCHERS: dict[int, tuple[Policy, PolicyMatchers]] = {}
+
+
+def matchers(policy: Policy) -> PolicyMatchers:
+    """The compiled matchers for `policy` (built on first use, then reused)."""
+    entry = _MATCHERS.get(id(policy))
+    if entry is None or entry[0] is not policy:
+        entry = (policy, PolicyMatchers(policy))
+        _MATCHERS[id(policy)] = entry
+    return entry[1]

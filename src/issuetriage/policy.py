@@ -10,7 +10,7 @@ import re
 import tomllib
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -140,9 +140,12 @@ class Rules(_Strict):
     hub_patterns: tuple[str, ...] = ()
     missing_repro: dict[str, Route] = {}
     edge_case: Route = Route()
+    edge_case_root_causes: tuple[str, ...] = ()
     fuzzer: Route = Route()
     escalate: dict[str, Route] = {}
     commonly_missed: dict[str, Route] = {}
+    pt2_modules: dict[str, Route] = {}
+    pt2_cpu_only: Route = Route()
 
 
 class BotLabels(_Strict):
@@ -294,6 +297,10 @@ class Policy:
             for label in routes:
                 if section == "commonly_missed":
                     refs.append(("rules.toml", f"{section}.{label}", label))
+        for label in self.rules.pt2_modules:
+            refs.append(("rules.toml", f"pt2_modules.{label}", label))
+        for i, label in enumerate(self.rules.edge_case_root_causes):
+            refs.append(("rules.toml", f"edge_case_root_causes.{i}", label))
         for file, key, label in refs:
             if label not in known:
                 raise ConfigError(f"{self.root / file}: {key}: {label!r} is not in labels.toml")
@@ -333,7 +340,3 @@ def load_profile(name_or_path: str | Path = "pytorch") -> Policy:
     _CACHE[key] = policy
     return policy
 
-
-def toml_dict(data: dict[str, Any]) -> str:
-    """Minimal TOML writer for what the importers emit (strings, lists, tables of them)."""
-    raise NotImplementedError
