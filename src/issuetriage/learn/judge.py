@@ -3,14 +3,14 @@
 The base (normally the offline HeuristicJudge) answers what the labelled history cannot teach
 (kind, missing reproduction, transfer, escalation) and its label scores are the model's prior.
 The judge only proposes labels whose probability reaches that label's held-out threshold, so
-below threshold nothing is proposed and the tree abstains (`triage review`).
+below threshold nothing is proposed and the tree abstains (`triage review`). A proposed label's
+confidence is its probability mapped from [threshold, 1] onto [the tree's gate, 1], so the tree
+acts on exactly the labels that passed their learned thresholds; the reason keeps the raw p.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import numpy as np
 
 from issuetriage.errors import ModelError
 from issuetriage.judgment import Judge, Judgment, Kind, LabelScore
@@ -49,17 +49,17 @@ class LearnedJudge:
             raise ModelError(f"model was trained for profile {self.model.profile!r}, "
                              f"not {policy.name!r}")
         base, probs = self.probabilities(issue, signals, policy)
-        thresholds = self.model.thresholds
         scores = [
-            LabelScore(name=label, confidence=round(min(p, 1.0), 4),
+            LabelScore(name=label, confidence=engine_confidence(p, t, _gate(label, policy)),
                        reason=f"learned: p={p:.2f} >= threshold {t:.2f}")
-            for label, p, t in zip(self.model.labels, probs.values(), thresholds.tolist())
+            for label, p, t in zip(self.model.labels, probs.values(), self.model.thresholds.tolist())
             if p >= t and label in policy.labels
         ]
-        known = set(self.model.labels)
+        known, fallback = set(self.model.labels), self.model.prior_threshold
         if base:
-            scores += [s for s in base.labels
-                       if s.name not in known and s.confidence >= self.model.prior_threshold]
+            scores += [s.model_copy(update={
+                "confidence": engine_confidence(s.confidence, fallback, _gate(s.name, policy))})
+                for s in base.labels if s.name not in known and s.confidence >= fallback]
         scores.sort(key=lambda s: -s.confidence)
         top = ", ".join(f"{lab} {p:.2f}" for lab, p in
                         sorted(probs.items(), key=lambda kv: -kv[1])[:3])
@@ -72,6 +72,16 @@ class LearnedJudge:
         })
 
 
-def max_probability(probs: dict[str, float]) -> float:
-    """The model's highest label probability (0 for an empty model)."""
-    return float(np.max(list(probs.values()))) if probs else 0.0
+def _gate(label: str, policy: Policy) -> float:
+    """The confidence the decision tree asks of this label before it acts on it."""
+    thresholds = policy.meta.thresholds
+    return thresholds.route if policy.is_oncall(label) else thresholds.label
+
+
+def engine_confidence(p: float, threshold: float, gate: float) -> float:
+    """Map [threshold, 1] linearly onto [gate, 1]: a label that passed its learned threshold
+    passes the tree's gate too, and order between labels is kept."""
+    if threshold >= 1.0:
+        return round(min(p, 1.0), 4)
+    scaled = gate + (min(p, 1.0) - threshold) / (1.0 - threshold) * (1.0 - gate)
+    return round(min(max(scaled, gate), 1.0), 4)

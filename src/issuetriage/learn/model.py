@@ -104,6 +104,7 @@ def save_model(model: LearnedModel, out_dir: str | Path) -> Path:
     out = Path(out_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    staging.chmod(0o755)
     arrays = {name: np.asarray(getattr(model, name) if name != "idf" else model.vocabulary.idf)
               for name in ARRAYS}
     np.savez_compressed(staging / "weights.npz", **arrays)
