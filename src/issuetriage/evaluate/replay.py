@@ -22,7 +22,8 @@ def replay(examples: Sequence[Example], policy: Policy, judge: Judge, fold: int 
         if example.issue.labels:
             raise ValueError(f"leakage guard: {example.issue.ref} reached the judge with labels")
         outcome = triage_with(example.issue, policy, judge)
-        confidences = {s.name: s.confidence for s in outcome.judgment.labels}
+        gate = min(policy.meta.thresholds.label, policy.meta.thresholds.route)
+        confidences = {s.name: s.confidence for s in outcome.judgment.confident(gate)}
         results.append(score_issue(example, outcome.plan, confidences, policy, fold))
     return results
 

@@ -32,6 +32,18 @@ def routing(results: Sequence[IssueResult]) -> dict[str, Any]:
     }
 
 
+def by_source(labelled: Sequence[IssueResult]) -> dict[str, dict[str, float | int]]:
+    """Added labels the judge proposed versus labels the tree added on its own rules."""
+    out = {}
+    for source in ("judge", "tree"):
+        def pick(r: IssueResult, source: str = source) -> frozenset[str]:
+            return r.judge_proposed if source == "judge" else r.predicted - r.judge_proposed
+        tp = sum(len(pick(r) & r.gold) for r in labelled)
+        fp = sum(len(pick(r) - r.gold) for r in labelled)
+        out[source] = {"tp": tp, "fp": fp, "precision": _rate(tp, tp + fp)}
+    return out
+
+
 def curve(results: Sequence[IssueResult]) -> list[dict[str, float]]:
     """Label precision, recall and coverage if only additions at confidence >= t were kept."""
     labelled = [r for r in results if r.labelled]
@@ -62,6 +74,7 @@ def build_report(results: Sequence[IssueResult], judge: str, corpus: str, folds:
             "macro": macro(table),
             "per_label": {name: prf.to_json() for name, prf in table.items()},
             "added_to_unlabelled_issues": sum(len(r.predicted) for r in unlabelled),
+            "by_source": by_source(labelled),
         },
         "routing": routing(results),
         "type_label": set_prf((r.gold_type, r.predicted_type) for r in labelled).to_json(),
@@ -104,6 +117,8 @@ def format_text(report: dict[str, Any], top: int = 25) -> str:
         f"  question close precision {q['precision']:.3f} ({q['correct']}/{q['closed']})",
         f"  abstain (triage review) rate {ab['rate']:.3f} ({ab['issues']}/{report['issues']})",
         f"  labels added to unlabelled issues {lab['added_to_unlabelled_issues']}",
+        *(f"  added by the {src}: precision {v['precision']:.3f} (tp {v['tp']}, fp {v['fp']})"
+          for src, v in lab["by_source"].items()),
         "queues:",
         *(_prf_line(name, prf) for name, prf in rt["per_queue"].items()),
         f"labels (top {top} by support):",

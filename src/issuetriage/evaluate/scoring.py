@@ -6,7 +6,7 @@ Every definition here is documented in docs/evaluation.md; change both together.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from issuetriage.learn.corpus import Example, content_labels
 from issuetriage.models import Decision, Plan
@@ -35,8 +35,8 @@ class IssueResult:
     predicted_type: frozenset[str]
     closed_question: bool
     gold_question: bool
+    judge_proposed: frozenset[str] = frozenset()
     fold: int = 0
-    extra: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def labelled(self) -> bool:
@@ -57,7 +57,12 @@ def is_gold_question(example: Example) -> bool:
 
 def score_issue(example: Example, plan: Plan, confidences: dict[str, float], policy: Policy,
                 fold: int = 0) -> IssueResult:
-    """Compare one guarded plan with the issue's gold labels."""
+    """Compare one guarded plan with the issue's gold labels.
+
+    `confidences` are the judge's label scores at or above the tree's gate; an added label
+    missing from them was added by the tree on its own rules (a rubric or the type rule): the
+    report counts those separately and the curve keeps them at every threshold.
+    """
     allowed = content_labels(policy)
     added = frozenset(label for label in plan.labels_added if label in allowed)
     gold = example.gold
@@ -77,7 +82,8 @@ def score_issue(example: Example, plan: Plan, confidences: dict[str, float], pol
         redirect_gold=redirect, gold_oncall=_oncall(gold), predicted_oncall=_oncall(added),
         gold_type=gold & types, predicted_type=added & types,
         closed_question=plan.decision == Decision.CLOSE_QUESTION and plan.close,
-        gold_question=is_gold_question(example), fold=fold,
+        gold_question=is_gold_question(example),
+        judge_proposed=frozenset(lab for lab in pred_cmp if lab in confidences), fold=fold,
     )
 
 

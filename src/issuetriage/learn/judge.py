@@ -66,8 +66,13 @@ class LearnedJudge:
         if base is None:
             return Judgment(judge=self.name, kind=Kind.UNCLEAR, kind_confidence=0.0,
                             labels=tuple(scores), reasoning=f"model top labels: {top}")
+        kind, kind_confidence = base.kind, base.kind_confidence
+        if kind is Kind.FEATURE and not any(s.name in policy.meta.type_labels for s in scores):
+            # the type label is only added for features: without learned support, call it a bug
+            kind, kind_confidence = Kind.BUG, 0.5
         return base.model_copy(update={
-            "judge": self.name, "labels": tuple(scores),
+            "judge": self.name, "labels": tuple(scores), "kind": kind,
+            "kind_confidence": kind_confidence,
             "reasoning": f"{base.reasoning} | model top labels: {top}".strip(" |"),
         })
 

@@ -12,13 +12,14 @@ import numpy as np
 NEVER = 1.01  # a threshold no probability reaches: the label is never emitted
 
 
-def pessimistic_precision(tp: np.ndarray, fp: np.ndarray) -> np.ndarray:
-    """Precision shrunk towards zero by one imaginary false positive."""
-    return tp / (tp + fp + 1.0)
+def pessimistic_precision(tp: np.ndarray, fp: np.ndarray, smoothing: float = 1.0) -> np.ndarray:
+    """Precision shrunk towards zero by `smoothing` imaginary false positives."""
+    return tp / (tp + fp + smoothing)
 
 
 def threshold_for_precision(scores: np.ndarray, truth: np.ndarray, target: float,
-                            floor: float = 0.05) -> float:
+                            floor: float = 0.05, smoothing: float = 1.0, min_hits: int = 1
+                            ) -> float:
     """The lowest score whose pessimistic precision at or above it reaches `target`.
 
     Returns NEVER when no threshold does. Lower thresholds mean more coverage, so among the
@@ -29,7 +30,8 @@ def threshold_for_precision(scores: np.ndarray, truth: np.ndarray, target: float
     hits = truth[order].astype(np.float64)
     tp = np.cumsum(hits)
     fp = np.cumsum(1.0 - hits)
-    ok = (pessimistic_precision(tp, fp) >= target) & (sorted_scores >= floor)
+    ok = (pessimistic_precision(tp, fp, smoothing) >= target) & (sorted_scores >= floor) \
+        & (tp >= min_hits)
     # only cut between distinct scores: ties must fall on the same side
     distinct = np.r_[sorted_scores[1:] < sorted_scores[:-1], True]
     candidates = np.flatnonzero(ok & distinct)

@@ -41,6 +41,8 @@ class TrainConfig:
     min_examples: int = 3
     alpha: float = 1.0
     own_threshold_min: int = 15
+    smoothing: float = 1.0
+    min_hits: int = 3
     inner_folds: int = 4
     target_precision: float = 0.9
     seed: int = 0
@@ -96,11 +98,13 @@ def choose_thresholds(prob: np.ndarray, y: np.ndarray, labels: Sequence[str], po
     out = np.full(len(labels), NEVER)
     for group in set(groups):
         members = np.flatnonzero(groups == group)
-        pooled = threshold_for_precision(prob[:, members].ravel(), y[:, members].ravel(), target)
+        pooled = threshold_for_precision(prob[:, members].ravel(), y[:, members].ravel(), target,
+                                         smoothing=config.smoothing, min_hits=config.min_hits)
         for j in members:
             well_supported = support[j] >= config.own_threshold_min
-            out[j] = threshold_for_precision(prob[:, j], y[:, j], target) if well_supported \
-                else pooled
+            out[j] = threshold_for_precision(
+                prob[:, j], y[:, j], target, smoothing=config.smoothing, min_hits=config.min_hits
+            ) if well_supported else pooled
     return out
 
 
