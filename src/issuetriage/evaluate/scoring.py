@@ -36,6 +36,7 @@ class IssueResult:
     closed_question: bool
     gold_question: bool
     judge_proposed: frozenset[str] = frozenset()
+    plan_labels: tuple[str, ...] = ()
     fold: int = 0
 
     @property
@@ -83,7 +84,8 @@ def score_issue(example: Example, plan: Plan, confidences: dict[str, float], pol
         gold_type=gold & types, predicted_type=added & types,
         closed_question=plan.decision == Decision.CLOSE_QUESTION and plan.close,
         gold_question=is_gold_question(example),
-        judge_proposed=frozenset(lab for lab in pred_cmp if lab in confidences), fold=fold,
+        judge_proposed=frozenset(lab for lab in pred_cmp if lab in confidences),
+        plan_labels=plan.labels_added, fold=fold,
     )
 
 

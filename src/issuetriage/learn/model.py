@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import tempfile
 import zipfile
 from collections.abc import Mapping
@@ -116,10 +117,7 @@ def save_model(model: LearnedModel, out_dir: str | Path) -> Path:
         backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
         os.replace(out, backup / out.name)
         os.replace(staging, out)
-        for child in (backup / out.name).iterdir():
-            child.unlink()
-        (backup / out.name).rmdir()
-        backup.rmdir()
+        shutil.rmtree(backup)
     else:
         os.replace(staging, out)
     return out
