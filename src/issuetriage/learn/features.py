@@ -1,7 +1,8 @@
 """Text features for the learned judge: our own small TF-IDF, so training and serving share code.
 
 Tokens come from the issue as filed (the `Signals` text: title, body, the author's first
-comments): title words, body words and word bigrams, title character n-grams, dotted code
+comments): title words, body words (word bigrams optional: they did not rank better on the dev
+corpus and cost a third of the time), title character n-grams, dotted code
 identifiers (`torch.nn.functional.pad` and its prefixes), exception names and signal flags. The
 vocabulary and idf are plain arrays, so a model is saved as JSON + `.npz` and never pickled; one
 issue is vectorized with dict lookups, fast enough for thousands of issues a second.
@@ -35,7 +36,7 @@ class FeatureConfig:
     """Which token families to use and how large a vocabulary to keep."""
 
     max_chars: int = 6000
-    word_bigrams: bool = True
+    word_bigrams: bool = False
     title_char_ngrams: tuple[int, int] = (3, 5)
     min_df: int = 2
     max_features: int = 80_000
@@ -101,13 +102,11 @@ class Vocabulary:
 
     def vector(self, tokens: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
         """One issue as sparse (columns, values): sublinear tf × idf, L2-normalised."""
-        index = self._index
-        counts = Counter(index[t] for t in tokens if t in index)
-        if not counts:
+        ids = [i for i in map(self._index.get, tokens) if i is not None]
+        if not ids:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-        cols = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
-        tf = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
-        values = (1.0 + np.log(tf)) * self.idf[cols]
+        cols, tf = np.unique(np.array(ids, dtype=np.int64), return_counts=True)
+        values = (1.0 + np.log(tf.astype(np.float32))) * self.idf[cols]
         values /= np.sqrt(float(values @ values)) or 1.0
         return cols, values.astype(np.float32)
 
