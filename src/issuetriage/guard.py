@@ -108,12 +108,12 @@ def _allowed_labels(plan: Plan, issue: Issue, policy: Policy,
 
 
 def _one_oncall(labels: list[str], policy: Policy, rejected: list[Rejection]) -> list[str]:
-    """A redirect carries exactly one oncall label and nothing but the bot's marker."""
+    """A redirect carries exactly one oncall label and nothing but the bot's markers."""
     kept: list[str] = []
     for label in labels:
         if policy.is_oncall(label) and not any(policy.is_oncall(k) for k in kept):
             kept.append(label)
-        elif label == policy.bot.bot_triaged:
+        elif label in (policy.bot.bot_triaged, policy.bot.triage_review):
             kept.append(label)
         else:
             rejected.append(Rejection(label, "a redirect carries exactly one oncall label"))

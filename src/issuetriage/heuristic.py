@@ -10,7 +10,7 @@ from issuetriage.judgment import Judgment, Kind, LabelScore, MissingRepro
 from issuetriage.matcher import Hit, matchers
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
-from issuetriage.signals import Signals, ngrams_of, normalize_keyword, tokens_of
+from issuetriage.signals import Signals
 
 _DECAY = 0.55
 _TITLE_WEIGHT = 1.5
@@ -20,9 +20,9 @@ _MIN_CLEAR_PROSE = 60
 
 def evidence_confidence(hits: list[Hit], title_grams: frozenset[str]) -> float:
     """1 - decay^(weight): one body hit ~0.45, two ~0.70, one in the title ~0.75."""
-    distinct = {h.evidence.lower() for h in hits}
+    distinct = {h.norm for h in hits}
     weight = float(len(distinct))
-    if any(normalize_keyword(e) in title_grams for e in distinct):
+    if not distinct.isdisjoint(title_grams):
         weight += _TITLE_WEIGHT
     return round(1.0 - _DECAY ** weight, 4)
 
@@ -40,7 +40,7 @@ class HeuristicJudge:
     def judge(self, issue: Issue, signals: Signals, policy: Policy) -> Judgment:
         """Answer the tree's questions from keyword and pattern evidence."""
         m = matchers(policy)
-        title_grams = ngrams_of(tokens_of(issue.title))
+        title_grams = signals.title_grams
         scores: dict[str, LabelScore] = {}
         for matcher in (m.catalog, m.commonly_missed, m.queues):
             for label, hits in matcher.hits(signals).items():
@@ -81,7 +81,7 @@ class HeuristicJudge:
     def _kind(issue: Issue, signals: Signals, policy: Policy, any_label: bool) -> tuple[Kind, float, str]:
         """Question, bug, feature or unclear, from the kind rules and the shape of the report."""
         hits = matchers(policy).kind.hits(signals)
-        n = {key: len({h.evidence.lower() for h in hits.get(key, [])}) for key in
+        n = {key: len({h.norm for h in hits.get(key, [])}) for key in
              ("question", "bug", "feature", "expected_behavior")}
         errors = signals.has_traceback or bool(signals.exceptions)
         if n["feature"] >= 2 and n["feature"] > n["bug"] and not errors:
@@ -104,8 +104,8 @@ class HeuristicJudge:
         """A sibling repo only when its package is the subject (named in the title, repeatedly in the body)."""
         best: tuple[str | None, float] = (None, 0.0)
         for repo, hits in matchers(policy).transfer.hits(signals).items():
-            in_title = any(normalize_keyword(h.evidence) in title_grams for h in hits)
-            distinct = len({h.evidence.lower() for h in hits})
+            in_title = any(h.norm in title_grams for h in hits)
+            distinct = len({h.norm for h in hits})
             conf = min(0.45, 0.15 * distinct) + (0.4 if in_title else 0.0)
             if conf > best[1]:
                 best = (repo, round(conf, 4))

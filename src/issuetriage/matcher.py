@@ -8,15 +8,37 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from issuetriage.policy import Policy
-from issuetriage.signals import Signals, normalize_keyword
+from issuetriage.signals import MAX_NGRAM, Signals, normalize_keyword
 
 
 @dataclass(frozen=True)
 class Hit:
-    """Why a key matched: the keyword or pattern that fired."""
+    """Why a key matched: the keyword or pattern that fired, and its normalized token form."""
 
     key: str
     evidence: str
+    norm: str
+
+
+def required_literal(pattern: str) -> str:
+    """The longest literal every match must contain (lower-case), or "" when none is certain.
+
+    Checking it with `in` first skips most regex searches: patterns are the engine's hot path.
+    """
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+        parsed = _parser.parse(pattern, re.I)
+    except Exception:  # an internal API: without it we simply don't prefilter
+        return ""
+    best, run = "", []
+    for op, arg in list(parsed) + [(None, None)]:
+        if str(op) == "LITERAL":
+            run.append(chr(arg))
+            continue
+        literal = "".join(run).lower()
+        best = literal if len(literal) > len(best) else best
+        run = []
+    return best if len(best) >= 3 else ""
 
 
 class Matcher:
@@ -24,27 +46,38 @@ class Matcher:
 
     def __init__(self, routes: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> None:
         self._keywords: dict[str, list[tuple[str, str]]] = {}
+        self._long: list[tuple[str, str, str]] = []  # more tokens than n-grams hold: substring check
         self._patterns: list[tuple[str, re.Pattern[str], str]] = []
         for key, (keywords, patterns) in routes.items():
             for kw in keywords:
                 norm = normalize_keyword(kw)
-                if norm:
+                if norm.count(" ") >= MAX_NGRAM:
+                    self._long.append((key, kw, f" {norm} "))
+                elif norm:
                     self._keywords.setdefault(norm, []).append((key, kw))
             for pattern in patterns:
-                self._patterns.append((key, re.compile(pattern, re.I | re.M), pattern))
+                self._patterns.append((key, re.compile(pattern, re.I | re.M), required_literal(pattern)))
+        self._keyset = frozenset(self._keywords)
 
     def hits(self, signals: Signals, text: str | None = None) -> dict[str, list[Hit]]:
         """Every key that matched, with the evidence; `text` overrides where patterns look."""
         found: dict[str, list[Hit]] = {}
         grams = signals.grams
-        for norm in grams & self._keywords.keys():
+        for norm in grams & self._keyset:
             for key, kw in self._keywords[norm]:
-                found.setdefault(key, []).append(Hit(key, kw))
+                found.setdefault(key, []).append(Hit(key, kw, norm))
+        for key, kw, padded in self._long:
+            if padded in signals.joined:
+                found.setdefault(key, []).append(Hit(key, kw, padded.strip()))
         haystack = signals.text if text is None else text
-        for key, rx, pattern in self._patterns:
+        lower = signals.lower if text is None else text.lower()
+        for key, rx, literal in self._patterns:
+            if literal and literal not in lower:
+                continue
             m = rx.search(haystack)
             if m:
-                found.setdefault(key, []).append(Hit(key, m.group(0)[:60]))
+                text = m.group(0)[:60]
+                found.setdefault(key, []).append(Hit(key, text, normalize_keyword(text)))
         return found
 
     def first(self, signals: Signals) -> Hit | None:

@@ -64,7 +64,7 @@ class Forbidden(_Strict):
     exact: tuple[str, ...] = ()
 
     def reason(self, label: str) -> str | None:
-        """Why `label` is forbidden, or None when it is allowed."""
+        """Why `label` is forbidden, or None when it is allowed (case-insensitive)."""
         low = label.lower()
         for prefix in self.prefixes:
             if low.startswith(prefix.lower()):
@@ -72,7 +72,7 @@ class Forbidden(_Strict):
         for part in self.contains:
             if part.lower() in low:
                 return f"forbidden substring {part!r}"
-        if low in {e.lower() for e in self.exact}:
+        if any(low == e.lower() for e in self.exact):
             return "reserved for humans"
         return None
 
@@ -108,7 +108,7 @@ class PT2Queue(Route):
     label: str
     cpu_label: str
     fallback_module: str
-    distributed_label: str = ""
+    co_routes: tuple[str, ...] = ()
     helion_label: str = ""
 
 
@@ -227,6 +227,7 @@ class Policy:
         self.queues: Queues = parts["queues.toml"]  # type: ignore[assignment]
         self.templates: dict[str, Template] = parts["templates.toml"].templates  # type: ignore[attr-defined]
         self.rules: Rules = parts["rules.toml"]  # type: ignore[assignment]
+        self._forbidden_cache: dict[str, str | None] = {}
         self._cross_check()
 
     @property
@@ -257,8 +258,13 @@ class Policy:
         return frozenset(t.repo for t in self.queues.transfer)
 
     def forbidden_reason(self, label: str) -> str | None:
-        """Why the bot may not add `label` (None when it may)."""
-        return self.forbidden.reason(label)
+        """Why the bot may not add `label` (None when it may); answers are cached per label."""
+        cache = self._forbidden_cache
+        if label not in cache:
+            if len(cache) > 4096:  # proposals may be hostile: keep the cache bounded
+                cache.clear()
+            cache[label] = self.forbidden.reason(label)
+        return cache[label]
 
     def is_oncall(self, label: str) -> bool:
         return label.startswith("oncall:")
@@ -285,9 +291,11 @@ class Policy:
             refs.append(("queues.toml", f"redirect.{i}.label", queue.label))
         if self.queues.pt2:
             pt2 = self.queues.pt2
-            for key in ("label", "cpu_label", "fallback_module", "distributed_label", "helion_label"):
+            for key in ("label", "cpu_label", "fallback_module", "helion_label"):
                 if getattr(pt2, key):
                     refs.append(("queues.toml", f"pt2.{key}", getattr(pt2, key)))
+            for i, label in enumerate(pt2.co_routes):
+                refs.append(("queues.toml", f"pt2.co_routes.{i}", label))
         for i, label in enumerate(self.meta.type_labels):
             refs.append(("profile.toml", f"type_labels.{i}", label))
         for key in ("edge_cases", "fuzzer", "high_priority"):

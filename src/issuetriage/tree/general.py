@@ -7,6 +7,7 @@ from issuetriage.models import Decision
 from issuetriage.tree.base import Context, Draft, Outcome
 
 MAX_MODULES = 3
+_TYPE_CONFIDENCE = 0.8
 
 
 def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
@@ -33,10 +34,8 @@ def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
 
 def _type_label(ctx: Context) -> str | None:
     """At most one of the profile's type labels, for feature requests only."""
-    if ctx.judgment.kind is not Kind.FEATURE:
+    if ctx.judgment.kind is not Kind.FEATURE or ctx.judgment.kind_confidence < _TYPE_CONFIDENCE:
         return None
     scored = [(ctx.judgment.score(name), name) for name in ctx.policy.meta.type_labels]
     best_score, best = max(scored, default=(0.0, None))
-    if best and best_score >= ctx.policy.meta.thresholds.label:
-        return best
-    return ctx.policy.meta.type_labels[0] if ctx.policy.meta.type_labels else None
+    return best if best and best_score >= ctx.policy.meta.thresholds.label else None
