@@ -1,8 +1,9 @@
 """Per-label confidence thresholds chosen on held-out predictions for a target precision.
 
 Precision measured on a handful of held-out examples is optimistic, so we score each candidate
-threshold with a pessimistic estimate, `tp / (tp + fp + 1)`: a label only gets a threshold once
-it has been right often enough, and otherwise the judge abstains on it (docs/learned-judge.md).
+threshold with a pessimistic estimate, `tp / (tp + fp + smoothing)`, and ask for a minimum number
+of hits: a label only gets a threshold once it has been right often enough, and otherwise the
+judge abstains on it (docs/learned-judge.md).
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from issuetriage.learn.corpus import Corpus
 from issuetriage.learn.features import FeatureConfig, fit_vocabulary, issue_tokens
 from issuetriage.learn.model import LearnedModel
 from issuetriage.learn.thresholds import NEVER, threshold_for_precision
+from issuetriage.models import Issue
 from issuetriage.policy import Policy
 from issuetriage.signals import Signals, extract_signals
 
@@ -41,8 +42,9 @@ class TrainConfig:
     min_examples: int = 3
     alpha: float = 1.0
     own_threshold_min: int = 15
-    smoothing: float = 1.0
+    smoothing: float = 0.5
     min_hits: int = 3
+    catalog_documents: bool = True
     inner_folds: int = 4
     target_precision: float = 0.9
     seed: int = 0
@@ -61,14 +63,42 @@ def fit_linear(x: sparse.csr_matrix, y: np.ndarray, alpha: float) -> tuple[np.nd
     return np.ascontiguousarray(coef), np.asarray(ridge.intercept_, dtype=np.float32).reshape(-1)
 
 
-def out_of_fold_scores(x: sparse.csr_matrix, y: np.ndarray, config: TrainConfig) -> np.ndarray:
-    """Raw scores of each issue from a model that did not see it."""
+def out_of_fold_scores(x: sparse.csr_matrix, y: np.ndarray, config: TrainConfig,
+                       extra: tuple[sparse.csr_matrix, np.ndarray] | None = None) -> np.ndarray:
+    """Raw scores of each issue from a model that did not see it (`extra` rows always train)."""
     scores = np.zeros(y.shape, dtype=np.float64)
     folds = min(config.inner_folds, len(y))
     for train, held in KFold(folds, shuffle=True, random_state=config.seed).split(x):
-        coef, intercept = fit_linear(x[train], y[train], config.alpha)
+        x_fit, y_fit = _with_extra(x[train], y[train], extra)
+        coef, intercept = fit_linear(x_fit, y_fit, config.alpha)
         scores[held] = x[held] @ coef + intercept
     return scores
+
+
+def _with_extra(x: sparse.csr_matrix, y: np.ndarray,
+                extra: tuple[sparse.csr_matrix, np.ndarray] | None
+                ) -> tuple[sparse.csr_matrix, np.ndarray]:
+    if extra is None or extra[0].shape[0] == 0:
+        return x, y
+    return sparse.vstack([x, extra[0]]).tocsr(), np.vstack([y, extra[1]])
+
+
+def catalog_documents(labels: Sequence[str], policy: Policy, config: TrainConfig
+                      ) -> tuple[list[list[str]], np.ndarray]:
+    """One pseudo-issue per label from the profile's own words (description, when, keywords),
+    so a label with few examples still has its vocabulary; each is positive for its label only."""
+    docs, rows = [], []
+    for j, label in enumerate(labels):
+        spec = policy.labels.get(label)
+        if spec is None or not (spec.description or spec.keywords):
+            continue
+        body = "\n".join([spec.description, spec.when, *spec.keywords])
+        issue = Issue(repo=policy.meta.repo, number=1, title=f"{label} {spec.description}", body=body)
+        docs.append(issue_tokens(extract_signals(issue), config.features))
+        row = np.zeros(len(labels), dtype=np.int8)
+        row[j] = 1
+        rows.append(row)
+    return docs, np.array(rows, dtype=np.int8).reshape(len(rows), len(labels))
 
 
 def calibrate(raw: np.ndarray, prior: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -162,11 +192,15 @@ def train(corpus: Corpus, policy: Policy, prior: Judge | None = None,
         len(golds), len(labels))
     priors = prior_scores(signals, labelled, prior, policy)
     h = np.array([[p.get(lab, 0.0) for lab in labels] for p in priors]).reshape(y.shape)
-    raw = out_of_fold_scores(x, y, config)
+    extra = None
+    if config.catalog_documents:
+        cat_docs, cat_y = catalog_documents(labels, policy, config)
+        extra = (vocab.matrix(cat_docs), cat_y)
+    raw = out_of_fold_scores(x, y, config, extra)
     calibration = calibrate(raw, h, y)
     prob = _sigmoid(calibration[:, 0] * raw + calibration[:, 1] * h + calibration[:, 2])
     thresholds = choose_thresholds(prob, y, labels, policy, config)
-    coef, intercept = fit_linear(x, y, config.alpha)
+    coef, intercept = fit_linear(*_with_extra(x, y, extra), config.alpha)
     fallback = prior_threshold(priors, golds, frozenset(labels), config.target_precision)
     return LearnedModel(
         profile=policy.name, labels=labels, features=config.features, vocabulary=vocab,
