@@ -19,11 +19,13 @@ def pessimistic_precision(tp: np.ndarray, fp: np.ndarray, smoothing: float = 1.0
 
 
 def threshold_for_precision(scores: np.ndarray, truth: np.ndarray, target: float,
-                            floor: float = 0.05, smoothing: float = 1.0, min_hits: int = 1
+                            floor: float = 0.3, smoothing: float = 1.0, min_hits: int = 1
                             ) -> float:
     """The lowest score whose pessimistic precision at or above it reaches `target`.
 
-    Returns NEVER when no threshold does. Lower thresholds mean more coverage, so among the
+    Returns NEVER when no threshold does. The threshold never goes below `floor`: on data that
+    separates cleanly the lowest positive can score very low, and a label the calibrated model
+    gives less than that is not claimed, however clean the held-out data looked. Lower thresholds mean more coverage, so among the
     thresholds that reach the target we take the lowest one.
     """
     order = np.argsort(-scores, kind="stable")
