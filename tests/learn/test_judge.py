@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from conftest import make_issue
@@ -66,7 +68,7 @@ def test_kind_comes_from_the_base_judge_but_feature_needs_learned_support(judge,
 
 
 def test_model_for_another_profile_is_refused_at_judge_time(judge, policy):
-    foreign = LearnedJudge(judge.model.__class__(**{**judge.model.__dict__, "profile": "other"}))
+    foreign = LearnedJudge(dataclasses.replace(judge.model, profile="other"))
     with pytest.raises(ModelError, match="profile 'other'"):
         foreign.judge(DISTRIBUTED, extract_signals(DISTRIBUTED), policy)
 

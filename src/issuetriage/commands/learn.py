@@ -74,10 +74,14 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[Format, typer.Option("--format")] = Format.text,
         plot: Annotated[Optional[Path], typer.Option("--plot", help="Save the precision/coverage curve as PNG.")] = None,
         seed: Annotated[int, typer.Option("--seed", help="Fold shuffling seed.")] = 0,
+        target_precision: Annotated[float, typer.Option(
+            "--target-precision", min=0.5, max=1.0,
+            help="With --folds and the learned judge: the precision per-fold thresholds aim for.")] = 0.9,
         strict: StrictOpt = False,
     ) -> None:
         """Replay labelled issues through the engine and score it. Example: issuetriage eval --corpus issues.jsonl --folds 5"""
-        report = evaluate(corpus, profile, judge, model, folds, seed, strict)
+        report = evaluate(corpus, profile, judge, model, folds, seed, strict,
+                          TrainConfig(target_precision=target_precision))
         for problem in report["skipped_lines"]:
             typer.echo(f"warning: {corpus}: skipped {problem}", err=True)
         for note in report["notes"]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from issuetriage.errors import ModelError
 from issuetriage.judgment import Judge, Judgment, Kind, LabelScore
 from issuetriage.learn.model import LearnedModel, load_model
@@ -35,12 +37,16 @@ class LearnedJudge:
         """Load the model made for `policy`'s profile (a ModelError otherwise)."""
         return cls(load_model(model_dir, profile=policy.name), base)
 
+    def _scores(self, issue: Issue, signals: Signals, policy: Policy
+                ) -> tuple[Judgment | None, np.ndarray]:
+        base = self.base.judge(issue, signals, policy) if self.base else None
+        prior = {s.name: s.confidence for s in base.labels} if base else {}
+        return base, self.model.probabilities(signals, prior)
+
     def probabilities(self, issue: Issue, signals: Signals, policy: Policy
                       ) -> tuple[Judgment | None, dict[str, float]]:
         """The base judgment and the model's probability for every label it knows."""
-        base = self.base.judge(issue, signals, policy) if self.base else None
-        prior = {s.name: s.confidence for s in base.labels} if base else {}
-        probs = self.model.probabilities(signals, prior)
+        base, probs = self._scores(issue, signals, policy)
         return base, dict(zip(self.model.labels, probs.tolist()))
 
     def judge(self, issue: Issue, signals: Signals, policy: Policy) -> Judgment:
@@ -48,21 +54,21 @@ class LearnedJudge:
         if policy.name != self.model.profile:
             raise ModelError(f"model was trained for profile {self.model.profile!r}, "
                              f"not {policy.name!r}")
-        base, probs = self.probabilities(issue, signals, policy)
-        scores = [
-            LabelScore(name=label, confidence=engine_confidence(p, t, _gate(label, policy)),
-                       reason=f"learned: p={p:.2f} >= threshold {t:.2f}")
-            for label, p, t in zip(self.model.labels, probs.values(), self.model.thresholds.tolist())
-            if p >= t and label in policy.labels
-        ]
+        base, probs = self._scores(issue, signals, policy)
+        labels, thresholds = self.model.labels, self.model.thresholds
+        scores = []
+        for j in np.flatnonzero(probs >= thresholds).tolist():
+            label, p, t = labels[j], float(probs[j]), float(thresholds[j])
+            if label in policy.labels:
+                scores.append(LabelScore(name=label, reason=f"learned: p={p:.2f} >= threshold {t:.2f}",
+                                         confidence=engine_confidence(p, t, _gate(label, policy))))
         known, fallback = set(self.model.labels), self.model.prior_threshold
         if base:
             scores += [s.model_copy(update={
                 "confidence": engine_confidence(s.confidence, fallback, _gate(s.name, policy))})
                 for s in base.labels if s.name not in known and s.confidence >= fallback]
         scores.sort(key=lambda s: -s.confidence)
-        top = ", ".join(f"{lab} {p:.2f}" for lab, p in
-                        sorted(probs.items(), key=lambda kv: -kv[1])[:3])
+        top = ", ".join(f"{labels[j]} {probs[j]:.2f}" for j in np.argsort(-probs)[:3].tolist())
         if base is None:
             return Judgment(judge=self.name, kind=Kind.UNCLEAR, kind_confidence=0.0,
                             labels=tuple(scores), reasoning=f"model top labels: {top}")

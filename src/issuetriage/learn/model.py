@@ -59,6 +59,9 @@ class LearnedModel:
     metrics: Mapping[str, Any] = field(default_factory=dict)
     training: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_label_index", {lab: j for j, lab in enumerate(self.labels)})
+
     def raw_scores(self, signals: Signals) -> np.ndarray:
         """Linear scores of one issue for every model label."""
         cols, values = self.vocabulary.vector(issue_tokens(signals, self.features))
@@ -71,7 +74,11 @@ class LearnedModel:
 
     def probabilities(self, signals: Signals, prior: Mapping[str, float]) -> np.ndarray:
         """Calibrated probability of every model label for one issue."""
-        h = np.array([prior.get(label, 0.0) for label in self.labels], dtype=np.float32)
+        h = np.zeros(len(self.labels), dtype=np.float32)
+        for label, score in prior.items():
+            j = self._label_index.get(label)
+            if j is not None:
+                h[j] = score
         return self.calibrate(self.raw_scores(signals), h)
 
     def threshold(self, label: str) -> float:
