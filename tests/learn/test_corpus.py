@@ -12,8 +12,9 @@ from issuetriage.learn.corpus import gold_labels, load_corpus
 from .conftest import corpus_records, write_jsonl
 
 
-def test_issues_carry_no_labels_and_gold_travels_separately(corpus):
-    assert all(e.issue.labels == () for e in corpus.examples)
+def test_issues_are_as_filed_and_gold_travels_separately(corpus):
+    assert all(e.issue.labels == () and e.issue.state == "open" for e in corpus.examples)
+    assert "closed" in {e.final_state for e in corpus.examples}
     compile_example = next(e for e in corpus.examples if "oncall: pt2" in e.raw_labels)
     assert compile_example.gold == {"oncall: pt2", "module: inductor"}
 

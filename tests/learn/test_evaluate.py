@@ -33,8 +33,8 @@ def example(labels, state="open", number=1):
     from issuetriage.learn.corpus import gold_labels
     from issuetriage.policy import load_profile
 
-    return Example(make_issue(number=number, state=state), tuple(labels),
-                   gold_labels(labels, load_profile("pytorch")), number)
+    return Example(make_issue(number=number), tuple(labels),
+                   gold_labels(labels, load_profile("pytorch")), number, final_state=state)
 
 
 def plan(labels, decision=Decision.LABEL, close=False):
@@ -101,7 +101,7 @@ class SpyJudge:
         self.inner = HeuristicJudge()
 
     def judge(self, issue, signals, policy):
-        self.seen.append((issue.labels, signals.text))
+        self.seen.append((issue.labels, issue.state, signals.text))
         return self.inner.judge(issue, signals, policy)
 
 
@@ -109,7 +109,9 @@ def test_judge_never_sees_gold_labels(corpus, policy):
     spy = SpyJudge()
     replay(corpus.examples, policy, spy)
     assert len(spy.seen) == len(corpus.examples)
-    assert all(labels == () and "oncall:" not in text for labels, text in spy.seen)
+    assert all(labels == () and state == "open" and "oncall:" not in text
+               for labels, state, text in spy.seen)
+    assert {e.final_state for e in corpus.examples} == {"open", "closed"}
 
 
 def test_scrambled_gold_labels_give_identical_plans(tmp_path, corpus_path, policy):

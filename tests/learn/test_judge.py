@@ -76,3 +76,21 @@ def test_model_for_another_profile_is_refused_at_judge_time(judge, policy):
 def test_load_judge_wraps_the_heuristic(judge, tmp_path):
     loaded = load_judge(save_model(judge.model, tmp_path / "m"), profile="pytorch")
     assert loaded.name == "learned" and isinstance(loaded.base, HeuristicJudge)
+
+
+class QuestionJudge(HeuristicJudge):
+    """The heuristic, but sure that everything is a usage question."""
+
+    def judge(self, issue, signals, policy):
+        return super().judge(issue, signals, policy).model_copy(
+            update={"kind": Kind.QUESTION, "kind_confidence": 0.95})
+
+
+def test_a_question_the_model_can_route_is_not_closed(judge, policy):
+    asking = LearnedJudge(judge.model, QuestionJudge())
+    routed = asking.judge(DISTRIBUTED, extract_signals(DISTRIBUTED), policy)
+    assert routed.kind is Kind.BUG and triage_with(DISTRIBUTED, policy, asking).plan.close is False
+    vague = make_issue("How do I pick a learning rate?", "Which value should I use for my model?")
+    kept = asking.judge(vague, extract_signals(vague), policy)
+    assert kept.kind is Kind.QUESTION
+    assert triage_with(vague, policy, asking).plan.decision is Decision.CLOSE_QUESTION

@@ -19,8 +19,8 @@ def replay(examples: Sequence[Example], policy: Policy, judge: Judge, fold: int 
     """Triage each example's label-free issue and score the guarded plan."""
     results = []
     for example in examples:
-        if example.issue.labels:
-            raise ValueError(f"leakage guard: {example.issue.ref} reached the judge with labels")
+        if example.issue.labels or example.issue.state != "open":
+            raise ValueError(f"leakage guard: {example.issue.ref} is not as filed (labels/state)")
         outcome = triage_with(example.issue, policy, judge)
         gate = min(policy.meta.thresholds.label, policy.meta.thresholds.route)
         confidences = {s.name: s.confidence for s in outcome.judgment.confident(gate)}

@@ -80,7 +80,7 @@ def build_report(results: Sequence[IssueResult], judge: str, corpus: str, folds:
         "type_label": set_prf((r.gold_type, r.predicted_type) for r in labelled).to_json(),
         "question_close": {
             "closed": len(closes), "correct": sum(r.gold_question for r in closes),
-            "precision": _rate(sum(r.gold_question for r in closes), len(closes)),
+            "precision": _rate(sum(r.gold_question for r in closes), len(closes)) if closes else None,
         },
         "abstain": {"issues": sum(r.abstained for r in results),
                     "rate": _rate(sum(r.abstained for r in results), len(results))},
@@ -114,7 +114,9 @@ def format_text(report: dict[str, Any], top: int = 25) -> str:
         f"  oncall routing accuracy {rt['accuracy']:.3f} on {rt['routed_issues']} routed issues; "
         f"{rt['accuracy_all_labelled']:.3f} on all {rt['labelled_issues']} labelled",
         _prf_line("type label", report["type_label"]),
-        f"  question close precision {q['precision']:.3f} ({q['correct']}/{q['closed']})",
+        f"  question close precision "
+        f"{'n/a' if q['precision'] is None else format(q['precision'], '.3f')} "
+        f"({q['correct']}/{q['closed']} closed issues)",
         f"  abstain (triage review) rate {ab['rate']:.3f} ({ab['issues']}/{report['issues']})",
         f"  labels added to unlabelled issues {lab['added_to_unlabelled_issues']}",
         *(f"  added by the {src}: precision {v['precision']:.3f} (tp {v['tp']}, fp {v['fp']})"

@@ -53,7 +53,7 @@ def is_gold_question(example: Example) -> bool:
     """A question marker label, or closed by maintainers without any content label."""
     if QUESTION_MARKERS & set(example.raw_labels):
         return True
-    return example.issue.state == "closed" and not example.gold
+    return example.final_state == "closed" and not example.gold
 
 
 def score_issue(example: Example, plan: Plan, confidences: dict[str, float], policy: Policy,

@@ -1,7 +1,8 @@
 """Labelled corpora: JSONL issues with their final labels, split into what a judge may see and gold.
 
-The leakage guard starts here: each record becomes an `Issue` with `labels=()`; the labels
-maintainers applied travel separately as `raw_labels` and `gold`, so no judge can read them.
+The leakage guard starts here: each record becomes the `Issue` as it was filed: no labels, open
+and unlocked. The labels maintainers applied and the final state travel separately (`raw_labels`,
+`gold`, `final_state`), so no judge can read them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Example:
     raw_labels: tuple[str, ...]
     gold: frozenset[str]
     line: int
+    final_state: str = "open"
 
 
 @dataclass(frozen=True)
@@ -85,10 +87,10 @@ def _record_problem(record: Any) -> str | None:
 
 
 def _to_issue(record: dict[str, Any], default_repo: str) -> Issue:
-    """The issue as filed: labels stripped, comments kept as the author wrote them."""
+    """The issue as filed: no labels, open, unlocked; comments kept as they were written."""
     data = dict(record)
     data.setdefault("repo", default_repo)
-    data["labels"] = ()
+    data.update(labels=(), state="open", locked=False)
     return Issue.model_validate(data)
 
 
@@ -108,7 +110,8 @@ def parse_line(text: str, line: int, policy: Policy) -> Example | CorpusProblem:
         where = ".".join(str(p) for p in first["loc"]) or "record"
         return CorpusProblem(line, f"{where}: {first['msg']}")
     raw = tuple(x if isinstance(x, str) else x["name"] for x in record["labels"])
-    return Example(issue=issue, raw_labels=raw, gold=gold_labels(raw, policy), line=line)
+    return Example(issue=issue, raw_labels=raw, gold=gold_labels(raw, policy), line=line,
+                   final_state=str(record.get("state") or "open"))
 
 
 def load_corpus(path: str | Path, policy: Policy, strict: bool = False) -> Corpus:

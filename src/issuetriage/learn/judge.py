@@ -72,15 +72,26 @@ class LearnedJudge:
         if base is None:
             return Judgment(judge=self.name, kind=Kind.UNCLEAR, kind_confidence=0.0,
                             labels=tuple(scores), reasoning=f"model top labels: {top}")
-        kind, kind_confidence = base.kind, base.kind_confidence
-        if kind is Kind.FEATURE and not any(s.name in policy.meta.type_labels for s in scores):
-            # the type label is only added for features: without learned support, call it a bug
-            kind, kind_confidence = Kind.BUG, 0.5
+        kind, kind_confidence = _kind(base, scores, policy)
         return base.model_copy(update={
             "judge": self.name, "labels": tuple(scores), "kind": kind,
             "kind_confidence": kind_confidence,
             "reasoning": f"{base.reasoning} | model top labels: {top}".strip(" |"),
         })
+
+
+def _kind(base: Judgment, scores: list[LabelScore], policy: Policy) -> tuple[Kind, float]:
+    """The base judge's kind, overruled where the model knows better.
+
+    A feature needs a learned type label (the tree adds one for every feature); a "question" the
+    model can confidently route to a module or queue is a report, not a usage question to close.
+    """
+    learned = [s for s in scores if s.reason.startswith("learned")]
+    if base.kind is Kind.FEATURE and not any(s.name in policy.meta.type_labels for s in learned):
+        return Kind.BUG, 0.5
+    if base.kind is Kind.QUESTION and any(s.name not in policy.meta.type_labels for s in learned):
+        return Kind.BUG, 0.5
+    return base.kind, base.kind_confidence
 
 
 def _gate(label: str, policy: Policy) -> float:
