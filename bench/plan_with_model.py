@@ -24,6 +24,7 @@ from issuetriage.learn.judge import LearnedJudge  # noqa: E402
 from issuetriage.learn.train import train  # noqa: E402
 from issuetriage.models import Issue  # noqa: E402
 from issuetriage.policy import Policy, load_profile  # noqa: E402
+from issuetriage.signals import extract_signals  # noqa: E402
 
 
 def throughput(issues: list[Issue], policy: Policy, judge: Judge) -> float:
@@ -31,6 +32,15 @@ def throughput(issues: list[Issue], policy: Policy, judge: Judge) -> float:
     for issue in issues:
         triage(issue, policy, judge)
     return len(issues) / (time.perf_counter() - started)
+
+
+def model_cost_ms(issues: list[Issue], model: object) -> float:
+    """Milliseconds per issue for the model's own work (features, scores, calibration)."""
+    signals = [extract_signals(issue) for issue in issues]
+    started = time.perf_counter()
+    for sig in signals:
+        model.probabilities(sig, {})  # type: ignore[attr-defined]
+    return (time.perf_counter() - started) / len(signals) * 1000
 
 
 def main() -> None:
@@ -52,6 +62,8 @@ def main() -> None:
     print(f"baseline (heuristic judge): {base:,.0f} issues/s")
     print(f"learned judge: {rate:,.0f} issues/s on {len(issues)} issues "
           f"({rate / base:.2f}x baseline; budget 1,000/s: {'ok' if rate >= 1000 else 'UNDER'})")
+    print(f"model alone: {model_cost_ms(issues, model):.3f} ms/issue "
+          f"(engine with heuristic: {1000 / base:.3f} ms/issue)")
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ class LearnedJudge:
             scores += [s.model_copy(update={
                 "confidence": engine_confidence(s.confidence, fallback, _gate(s.name, policy))})
                 for s in base.labels if s.name not in known and s.confidence >= fallback]
-        scores.sort(key=lambda s: -s.confidence)
+        scores.sort(key=lambda s: (-s.confidence, s.name))  # ties must not depend on hashing
         top = ", ".join(f"{labels[j]} {probs[j]:.2f}" for j in np.argsort(-probs)[:3].tolist())
         if base is None:
             return Judgment(judge=self.name, kind=Kind.UNCLEAR, kind_confidence=0.0,
