@@ -28,6 +28,7 @@ app = typer.Typer(
 COMMAND_MODULES = (
     "issuetriage.commands.engine",
     "issuetriage.commands.profile",
+    "issuetriage.commands.llm",
     "issuetriage.commands.learn",
 )
 
