@@ -90,7 +90,18 @@ def test_a_question_the_model_can_route_is_not_closed(judge, policy):
     asking = LearnedJudge(judge.model, QuestionJudge())
     routed = asking.judge(DISTRIBUTED, extract_signals(DISTRIBUTED), policy)
     assert routed.kind is Kind.BUG and triage_with(DISTRIBUTED, policy, asking).plan.close is False
-    vague = make_issue("How do I pick a learning rate?", "Which value should I use for my model?")
-    kept = asking.judge(vague, extract_signals(vague), policy)
-    assert kept.kind is Kind.QUESTION
-    assert triage_with(vague, policy, asking).plan.decision is Decision.CLOSE_QUESTION
+
+
+VAGUE = make_issue("How do I pick a learning rate?", "Which value should I use for my model?")
+
+
+@pytest.mark.parametrize("threshold, decision", [
+    (0.9, Decision.CLOSE_QUESTION),   # the history says such questions were closed: close
+    (1.01, Decision.REQUEST_INFO),    # not proven precise enough: ask, never close
+])
+def test_questions_close_only_past_the_learned_close_threshold(judge, policy, threshold, decision):
+    model = dataclasses.replace(judge.model, question_threshold=threshold)
+    asking = LearnedJudge(model, QuestionJudge())
+    judgment = asking.judge(VAGUE, extract_signals(VAGUE), policy)
+    assert judgment.kind is Kind.QUESTION
+    assert triage_with(VAGUE, policy, asking).plan.decision is decision

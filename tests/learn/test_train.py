@@ -65,3 +65,24 @@ def test_too_few_labelled_issues_is_a_user_error(corpus, policy):
     tiny = Corpus(corpus.path, corpus.examples[:3], (), corpus.sha256)
     with pytest.raises(UserError, match="need at least"):
         train(tiny, policy, config=SMALL)
+
+
+QUESTION = {"title": "How do I freeze some layers?", "body": "What is the best way to do this?",
+            "labels": [], "state": "closed", "repo": "pytorch/pytorch"}
+
+
+@pytest.mark.parametrize("state, labels, learned", [
+    ("closed", [], True),                 # every such question was closed unlabelled
+    ("open", ["module: nn"], False),      # maintainers kept them as reports
+])
+def test_question_close_threshold_is_learned_from_history(tmp_path, policy, state, labels, learned):
+    from issuetriage.heuristic import HeuristicJudge
+    from issuetriage.learn.corpus import load_corpus
+
+    from .conftest import corpus_records, write_jsonl
+
+    questions = [{**QUESTION, "number": 900 + i, "state": state, "labels": labels,
+                  "title": f"How do I freeze layer {i}?"} for i in range(30)]
+    path = write_jsonl(tmp_path / "c.jsonl", corpus_records() + questions)
+    model = train(load_corpus(path, policy), policy, prior=HeuristicJudge(), config=SMALL)
+    assert (model.question_threshold < NEVER) is learned

@@ -8,12 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from issuetriage.learn.corpus import Example, content_labels
+from issuetriage.learn.corpus import Example, content_labels, is_gold_question
 from issuetriage.models import Decision, Plan
 from issuetriage.policy import Policy
 
-# Labels maintainers use when they close an issue as a usage question (any profile).
-QUESTION_MARKERS = frozenset({"better-on-discuss-forum", "question", "usage question"})
 
 
 @dataclass(frozen=True)
@@ -47,13 +45,6 @@ class IssueResult:
 
 def _oncall(labels: Iterable[str]) -> frozenset[str]:
     return frozenset(label for label in labels if label.startswith("oncall:"))
-
-
-def is_gold_question(example: Example) -> bool:
-    """A question marker label, or closed by maintainers without any content label."""
-    if QUESTION_MARKERS & set(example.raw_labels):
-        return True
-    return example.final_state == "closed" and not example.gold
 
 
 def score_issue(example: Example, plan: Plan, confidences: dict[str, float], policy: Policy,

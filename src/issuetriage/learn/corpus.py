@@ -57,6 +57,17 @@ class Corpus:
         return Corpus(self.path, tuple(self.examples[i] for i in indices), self.problems, self.sha256)
 
 
+# Labels maintainers use when they close an issue as a usage question (any profile).
+QUESTION_MARKERS = frozenset({"better-on-discuss-forum", "question", "usage question"})
+
+
+def is_gold_question(example: Example) -> bool:
+    """A question marker label, or closed by maintainers without any content label."""
+    if QUESTION_MARKERS & set(example.raw_labels):
+        return True
+    return example.final_state == "closed" and not example.gold
+
+
 def content_labels(policy: Policy) -> frozenset[str]:
     """Catalog labels that describe an issue's content, i.e. everything but process labels."""
     process = set(policy.meta.process_labels) | policy.bot_label_names

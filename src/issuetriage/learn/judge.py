@@ -72,7 +72,7 @@ class LearnedJudge:
         if base is None:
             return Judgment(judge=self.name, kind=Kind.UNCLEAR, kind_confidence=0.0,
                             labels=tuple(scores), reasoning=f"model top labels: {top}")
-        kind, kind_confidence = _kind(base, scores, policy)
+        kind, kind_confidence = _kind(base, scores, policy, self.model.question_threshold)
         return base.model_copy(update={
             "judge": self.name, "labels": tuple(scores), "kind": kind,
             "kind_confidence": kind_confidence,
@@ -80,17 +80,24 @@ class LearnedJudge:
         })
 
 
-def _kind(base: Judgment, scores: list[LabelScore], policy: Policy) -> tuple[Kind, float]:
+def _kind(base: Judgment, scores: list[LabelScore], policy: Policy, question_threshold: float
+          ) -> tuple[Kind, float]:
     """The base judge's kind, overruled where the model knows better.
 
     A feature needs a learned type label (the tree adds one for every feature); a "question" the
-    model can confidently route to a module or queue is a report, not a usage question to close.
+    model can confidently route to a module or queue is a report, not a usage question to close;
+    a question below the learned close threshold stays a question the tree will not close.
     """
     learned = [s for s in scores if s.reason.startswith("learned")]
     if base.kind is Kind.FEATURE and not any(s.name in policy.meta.type_labels for s in learned):
         return Kind.BUG, 0.5
     if base.kind is Kind.QUESTION and any(s.name not in policy.meta.type_labels for s in learned):
         return Kind.BUG, 0.5
+    if base.kind is Kind.QUESTION:
+        gate = policy.meta.thresholds.question_close
+        if base.kind_confidence >= question_threshold:
+            return Kind.QUESTION, engine_confidence(base.kind_confidence, question_threshold, gate)
+        return Kind.QUESTION, round(min(base.kind_confidence, gate) * 0.99, 4)
     return base.kind, base.kind_confidence
 
 

@@ -42,7 +42,8 @@ class LearnedModel:
 
     `calibration[j] = (a, b, c)` maps the raw score s and the prior judge's score h for label j
     to a probability sigmoid(a*s + b*h + c). Labels outside `labels` are only passed through from
-    the prior judge when its score reaches `prior_threshold`.
+    the prior judge when its score reaches `prior_threshold`. The prior judge's "usage question"
+    answers are only trusted for closing at `question_threshold` or above.
     """
 
     profile: str
@@ -56,6 +57,7 @@ class LearnedModel:
     prior_threshold: float
     prior_judge: str | None
     corpus_sha256: str
+    question_threshold: float = 1.01
     metrics: Mapping[str, Any] = field(default_factory=dict)
     training: Mapping[str, Any] = field(default_factory=dict)
 
@@ -99,6 +101,7 @@ def _manifest(model: LearnedModel) -> dict[str, Any]:
         "thresholds": {lab: round(float(t), 6) for lab, t in zip(model.labels, model.thresholds)},
         "prior_threshold": model.prior_threshold if math.isfinite(model.prior_threshold) else None,
         "prior_judge": model.prior_judge,
+        "question_threshold": model.question_threshold,
         "corpus_sha256": model.corpus_sha256,
         "features": model.features.to_json(),
         "metrics": dict(model.metrics),
@@ -196,6 +199,7 @@ def load_model(model_dir: str | Path, profile: str | None = None) -> LearnedMode
         thresholds=arrays["thresholds"].astype(np.float64),
         prior_threshold=math.inf if prior_threshold is None else float(prior_threshold),
         prior_judge=manifest.get("prior_judge"),
+        question_threshold=float(manifest.get("question_threshold", 1.01)),
         corpus_sha256=manifest["corpus_sha256"],
         metrics=manifest.get("metrics", {}),
         training=manifest.get("training", {}),

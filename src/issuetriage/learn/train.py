@@ -9,6 +9,8 @@
    (labels with few examples share one threshold per label group, pooled over the group);
    labels the model lacks pass through from the prior judge only above one shared threshold
    chosen the same way.
+5. The prior judge's "usage question" answers get a threshold the same way, for closing
+   (target 0.97 by default); below it the learned judge does not let the tree close.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from sklearn.model_selection import KFold
 
 from issuetriage.errors import UserError
 from issuetriage.judgment import Judge
-from issuetriage.learn.corpus import Corpus
+from issuetriage.judgment import Kind
+from issuetriage.learn.corpus import Corpus, is_gold_question
 from issuetriage.learn.features import FeatureConfig, fit_vocabulary, issue_tokens
 from issuetriage.learn.model import LearnedModel
 from issuetriage.learn.thresholds import NEVER, threshold_for_precision
@@ -47,6 +50,7 @@ class TrainConfig:
     catalog_documents: bool = True
     inner_folds: int = 4
     target_precision: float = 0.9
+    question_precision: float = 0.97
     seed: int = 0
 
 
@@ -152,6 +156,24 @@ def prior_threshold(priors: Sequence[dict[str, float]], golds: Sequence[frozense
     return threshold_for_precision(np.array(scores), np.array(truth), target)
 
 
+def question_threshold(corpus: Corpus, prior: Judge | None, policy: Policy,
+                       config: TrainConfig) -> float:
+    """The prior judge's question confidence at which closing is right `question_precision`
+    of the time, on every corpus issue (labelled or not); NEVER when it is not."""
+    if prior is None:
+        return NEVER
+    scores, truth = [], []
+    for example in corpus.examples:
+        judgment = prior.judge(example.issue, extract_signals(example.issue), policy)
+        if judgment.kind is Kind.QUESTION:
+            scores.append(judgment.kind_confidence)
+            truth.append(is_gold_question(example))
+    if not scores:
+        return NEVER
+    return threshold_for_precision(np.array(scores), np.array(truth), config.question_precision,
+                                   smoothing=config.smoothing, min_hits=config.min_hits)
+
+
 def prior_scores(signals: Sequence[Signals], corpus: Corpus, prior: Judge | None,
                  policy: Policy) -> list[dict[str, float]]:
     """The prior judge's label scores for every issue (empty dicts without a prior)."""
@@ -207,11 +229,13 @@ def train(corpus: Corpus, policy: Policy, prior: Judge | None = None,
         coef=coef, intercept=intercept, calibration=calibration, thresholds=thresholds,
         prior_threshold=fallback, prior_judge=prior.name if prior else None,
         corpus_sha256=corpus.sha256,
+        question_threshold=question_threshold(corpus, prior, policy, config),
         metrics={"out_of_fold_micro": _micro(prob, thresholds, y),
                  "labels_with_threshold": int((thresholds < NEVER).sum())},
         training={"issues": len(corpus.examples), "labelled_issues": len(labelled.examples),
                   "skipped_lines": len(corpus.problems), "label_counts": dict(sorted(counts.items())),
-                  "target_precision": config.target_precision, "alpha": config.alpha,
+                  "target_precision": config.target_precision,
+                  "question_precision": config.question_precision, "alpha": config.alpha,
                   "min_examples": config.min_examples, "inner_folds": config.inner_folds,
                   "seconds": round(time.perf_counter() - started, 2)},
     )
