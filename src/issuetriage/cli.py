@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "issuetriage.commands.profile",
     "issuetriage.commands.llm",
     "issuetriage.commands.github",
+    "issuetriage.commands.learn",
 )
 
 
