@@ -19,6 +19,7 @@ from issuetriage.judges import get_judge
 from issuetriage.policy import load_profile
 from issuetriage.render import plan_text, plans_table
 from issuetriage.store import Store, issue_from_record, parse_issue_record
+from issuetriage.commands.options import JudgeOpt, ModelOpt, ProfileOpt
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "demo_issues.jsonl"
 
@@ -28,9 +29,6 @@ class Format(StrEnum):
     text = "text"
 
 
-ProfileOpt = Annotated[str, typer.Option("--profile", help="Profile name or folder.")]
-ModelOpt = Annotated[Optional[Path], typer.Option("--model", help="A model made by `issuetriage train`.")]
-JudgeOpt = Annotated[str, typer.Option("--judge", help="heuristic, learned, llm or hybrid.")]
 
 
 def _emit(plan_json: dict, text: str, fmt: Format) -> None:
@@ -40,7 +38,7 @@ def _emit(plan_json: dict, text: str, fmt: Format) -> None:
 def plan_file(path: Path, profile: str, fmt: Format, judge_name: str, model: Path | None) -> int:
     """Plan one `.json` issue or every line of a `.jsonl` file; validates all input first."""
     policy = load_profile(profile)
-    judge = get_judge(judge_name, model)
+    judge = get_judge(judge_name, model, profile=profile)
     if not path.is_file():
         raise UserError(f"{path}: no such file")
     if path.suffix == ".jsonl":
@@ -72,7 +70,7 @@ def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: P
               repo: str | None, console: Console) -> Counter[str]:
     """Triage every untriaged issue in the store, audit each plan, apply when asked."""
     policy = load_profile(profile)
-    judge = get_judge(judge_name, model)
+    judge = get_judge(judge_name, model, profile=profile)
     todo = store.untriaged(policy, repo)
     decisions: Counter[str] = Counter()
     with Progress(console=console, transient=True) as progress:
@@ -114,7 +112,7 @@ def register(app: typer.Typer) -> None:
         issue: Annotated[Path, typer.Option("--issue", help="One issue (.json) or many (.jsonl).")],
         profile: ProfileOpt = "pytorch",
         fmt: Annotated[Format, typer.Option("--format")] = Format.json,
-        judge: JudgeOpt = "heuristic",
+        judge: JudgeOpt = "auto",
         model: ModelOpt = None,
     ) -> None:
         """Print the guarded plan for issues in a file. Example: issuetriage plan --issue 42.json"""
@@ -130,7 +128,7 @@ def register(app: typer.Typer) -> None:
         store: Annotated[Path, typer.Option("--store", help="SQLite store made by `store import`/`sync`.")],
         apply: Annotated[bool, typer.Option("--apply", help="Apply plans to the stored issues.")] = False,
         profile: ProfileOpt = "pytorch",
-        judge: JudgeOpt = "heuristic",
+        judge: JudgeOpt = "auto",
         model: ModelOpt = None,
         repo: Annotated[Optional[str], typer.Option("--repo")] = None,
     ) -> None:

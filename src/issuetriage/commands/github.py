@@ -14,14 +14,11 @@ from rich.progress import Progress
 
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
+from issuetriage.commands.options import JudgeOpt, ModelOpt, ProfileOpt, StoreOpt
 
 if TYPE_CHECKING:
     from issuetriage.github.triage import Report
 
-ProfileOpt = Annotated[str, typer.Option("--profile", help="Profile name or folder.")]
-JudgeOpt = Annotated[str, typer.Option("--judge", help="heuristic, learned, llm or hybrid.")]
-ModelOpt = Annotated[Optional[Path], typer.Option("--model", help="A model made by `issuetriage train`.")]
-StoreOpt = Annotated[Path, typer.Option("--store", help="The local SQLite store.")]
 
 
 def parse_ref(ref: str) -> tuple[str, int]:
@@ -51,7 +48,7 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     from issuetriage.store import Store
 
     repo, number = parse_ref(ref)
-    judge = get_judge(judge_name, model)
+    judge = get_judge(judge_name, model, profile=profile)
     client = _client(repo)
     policy = release_policy(client, repo, load_profile(profile))
     store = Store(store_path) if store_path else None
@@ -103,7 +100,7 @@ def register(app: typer.Typer) -> None:
         ref: Annotated[str, typer.Argument(help="OWNER/REPO#NUMBER")],
         apply: Annotated[bool, typer.Option("--apply", help="Write to GitHub (default: dry run).")] = False,
         profile: ProfileOpt = "pytorch",
-        judge: JudgeOpt = "heuristic",
+        judge: JudgeOpt = "auto",
         model: ModelOpt = None,
         store: Annotated[Optional[Path], typer.Option("--store", help="Also record in this store.")] = None,
         keep_subscription: Annotated[bool, typer.Option(
@@ -181,7 +178,7 @@ def register(app: typer.Typer) -> None:
         apply: Annotated[bool, typer.Option("--apply")] = False,
         store: StoreOpt = Path("issuetriage.db"),
         profile: ProfileOpt = "pytorch",
-        judge: JudgeOpt = "heuristic",
+        judge: JudgeOpt = "auto",
         model: ModelOpt = None,
     ) -> None:
         """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog pytorch/pytorch --limit 20 --apply"""
@@ -191,7 +188,7 @@ def register(app: typer.Typer) -> None:
 
         check_repo(repo)
         age = parse_age(older_than) if older_than else None
-        judge_obj = get_judge(judge, model)
+        judge_obj = get_judge(judge, model, profile=profile)
         client = _client(repo)
         with Store(store) as db:
             result = backlog(client, db, repo, load_profile(profile), judge_obj, label, age, limit, budget, apply)

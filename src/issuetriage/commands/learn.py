@@ -16,6 +16,7 @@ from issuetriage.learn.corpus import load_corpus
 from issuetriage.learn.model import save_model
 from issuetriage.learn.train import TrainConfig, train
 from issuetriage.policy import load_profile
+from issuetriage.commands.options import ProfileOpt
 
 
 class Format(StrEnum):
@@ -24,7 +25,6 @@ class Format(StrEnum):
 
 
 CorpusOpt = Annotated[Path, typer.Option("--corpus", help="JSONL issues with their final labels.")]
-ProfileOpt = Annotated[str, typer.Option("--profile", help="Profile name or folder.")]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Reject the corpus on its first bad line "
                                                           "instead of skipping bad lines.")]
 

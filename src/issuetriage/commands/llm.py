@@ -14,8 +14,8 @@ from issuetriage.errors import UserError
 from issuetriage.judges import get_judge
 from issuetriage.policy import load_profile
 from issuetriage.store import Store, issue_from_record, parse_issue_record
+from issuetriage.commands.options import ProfileOpt
 
-ProfileOpt = Annotated[str, typer.Option("--profile", help="Profile name or folder.")]
 
 
 def _read_issue(path: Path, number: int | None):  # noqa: ANN202

@@ -39,7 +39,7 @@ def evaluate(corpus_path: str | Path, profile: str = "pytorch", judge: str = "he
         base = get_judge("heuristic")
         results = cross_validate(corpus, policy, learned_factory(policy, base, config), folds, seed)
     else:
-        built = get_judge(judge, model_dir)
+        built = get_judge(judge, model_dir, profile=profile)
         model = getattr(built, "model", None)
         if model is not None and getattr(model, "corpus_sha256", None) == corpus.sha256:
             notes.append("the model was trained on this corpus: these numbers are optimistic")
