@@ -94,21 +94,36 @@ def test_step2_5_pt2_gets_a_module_label_fallback(policy):
     assert {"oncall: pt2", "module: compile ux", "triaged"} <= set(plan.labels_added)
 
 
+def test_step2_5_aot_eager_failing_too_means_dispatcher_not_inductor(policy):
+    issue = make_issue(title="torch.compile problem", body="It also fails with backend aot_eager, same error.")
+    plan = plan_for(policy, issue, make_judgment(labels={"oncall: pt2": 0.9, "module: inductor": 0.9}))
+    assert "module: pt2-dispatcher" in plan.labels_added and "module: inductor" not in plan.labels_added
+
+
+def test_step2_5_rubric_labels_come_from_the_judge(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"oncall: pt2": 0.9, "module: dynamo": 0.8,
+                                                           "module: inductor": 0.3}))
+    assert "module: dynamo" in plan.labels_added and "module: inductor" not in plan.labels_added
+    weak = plan_for(policy, judgment=make_judgment(labels={"oncall: pt2": 0.9, "module: inductor": 0.3}))
+    assert "module: inductor" in weak.labels_added and "module: compile ux" not in weak.labels_added
+
+
 @pytest.mark.parametrize("text,expected,absent", [
     ("It also fails with backend aot_eager, same error.", "module: pt2-dispatcher", "module: inductor"),
     ("With backend aot_eager it works; only inductor breaks in torch._inductor codegen.", "module: inductor", "module: pt2-dispatcher"),
-    ("Dynamo raises torch._dynamo.exc.Unsupported while tracing.", "module: dynamo", "module: pt2-dispatcher"),
-    ("We use mark_dynamic and the SymInt guard fails.", "module: dynamic shapes", "module: helion"),
+    ("Dynamo raises torch._dynamo.exc.Unsupported while tracing: a graph break.", "module: dynamo", "module: pt2-dispatcher"),
+    ("We use mark_dynamic and the SymInt guard fails with dynamic shapes.", "module: dynamic shapes", "module: helion"),
 ])
-def test_step2_5_pt2_rubric(policy, text, expected, absent):
-    issue = make_issue(title="torch.compile problem", body=text)
-    plan = plan_for(policy, issue, make_judgment(labels={"oncall: pt2": 0.9}))
+def test_step2_5_pt2_rubric_with_the_heuristic_judge(policy, text, expected, absent):
+    from issuetriage.engine import triage
+    plan = triage(make_issue(title="torch.compile problem", body=f"With torch.compile: {text}"), policy)
+    assert "oncall: pt2" in plan.labels_added
     assert expected in plan.labels_added and absent not in plan.labels_added
 
 
 def test_step2_5_cpu_only_inductor_goes_to_cpu_subqueue(policy):
     issue = make_issue(body="torch.compile with inductor on cpu only: the cpp codegen vectorization is wrong; aot_eager works.")
-    plan = plan_for(policy, issue, make_judgment(labels={"oncall: pt2": 0.9}))
+    plan = plan_for(policy, issue, make_judgment(labels={"oncall: pt2": 0.9, "module: inductor": 0.8}))
     assert "oncall: cpu inductor" in plan.labels_added
 
 

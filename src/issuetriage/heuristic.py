@@ -42,7 +42,7 @@ class HeuristicJudge:
         m = matchers(policy)
         title_grams = signals.title_grams
         scores: dict[str, LabelScore] = {}
-        for matcher in (m.catalog, m.commonly_missed, m.queues):
+        for matcher in (m.catalog, m.commonly_missed, m.queues, m.pt2_modules):
             for label, hits in matcher.hits(signals).items():
                 conf = evidence_confidence(hits, title_grams)
                 if label not in scores or scores[label].confidence < conf:
@@ -54,7 +54,7 @@ class HeuristicJudge:
             judge=self.name,
             kind=kind,
             kind_confidence=kind_conf,
-            labels=tuple(sorted(scores.values(), key=lambda s: -s.confidence)),
+            labels=tuple(sorted(scores.values(), key=lambda s: (-s.confidence, s.name))),
             transfer_repo=transfer,
             transfer_confidence=transfer_conf,
             missing_repro=self._missing_repro(signals, policy),

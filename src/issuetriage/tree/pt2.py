@@ -2,35 +2,38 @@
 
 from __future__ import annotations
 
-from issuetriage.heuristic import evidence_confidence
 from issuetriage.matcher import matchers
 from issuetriage.models import Decision
 from issuetriage.tree.base import Context, Draft, Outcome
 
+_DISPATCHER = "module: pt2-dispatcher"
+_INDUCTOR = "module: inductor"
+
 
 def _rubric_modules(ctx: Context) -> list[str]:
-    """Module labels by where the failure happens (backend bisection), not by what is on the stack.
+    """PT2 module labels the judge is confident of, corrected by backend bisection.
 
-    A rubric label needs the same evidence as any label (two distinct signals, or one in the
-    title); without any, the best single signal is used, and only then the fallback.
+    The judge scores the rubric labels like any other (the heuristic from `rules.toml`
+    `pt2_modules`, a learned model from history); without a confident one, the judge's best
+    rubric label is used. A report that aot_eager fails too is explicit backend bisection: the
+    bug is before inductor, so it is `module: pt2-dispatcher` and not `module: inductor`.
     """
-    pt2 = ctx.policy.queues.pt2
+    pt2, policy, judgment = ctx.policy.queues.pt2, ctx.policy, ctx.judgment
     assert pt2 is not None
-    hits = matchers(ctx.policy).pt2_modules.hits(ctx.signals)
-    title = ctx.signals.title_grams
-    scored = sorted(((evidence_confidence(hits[label], title), label)
-                     for label in ctx.policy.rules.pt2_modules if label in hits), reverse=True)
-    modules = [label for conf, label in scored if conf >= ctx.policy.meta.thresholds.label]
+    rubric = policy.rules.pt2_modules
+    scored = [s for s in judgment.labels if s.name in rubric and s.confidence > 0]
+    modules = [s.name for s in judgment.confident(policy.meta.thresholds.label) if s.name in rubric]
     if not modules and scored:
-        modules = [scored[0][1]]
-    dispatcher = "module: pt2-dispatcher"
-    if dispatcher in hits and "module: inductor" in modules:
-        # aot_eager already fails: the bug is before inductor, whatever the stack shows.
-        modules.remove("module: inductor")
-        modules.insert(0, dispatcher) if dispatcher not in modules else None
-    if pt2.helion_label in modules and "module: inductor" not in modules and ctx.signals.grams & {
-            "torch.compile", "inductor"}:
-        modules.append("module: inductor")
+        modules = [max(scored, key=lambda s: (s.confidence, s.name)).name]
+    explicit = matchers(policy).pt2_modules.hits(ctx.signals)
+    if _DISPATCHER in explicit:
+        modules = [_DISPATCHER] + [m for m in modules if m not in (_INDUCTOR, _DISPATCHER)]
+    if pt2.helion_label:
+        modules = [m for m in modules if m != pt2.helion_label]
+        if pt2.helion_label in explicit:  # Helion only when the report names it
+            modules.insert(0, pt2.helion_label)
+            if _INDUCTOR not in modules and ctx.signals.grams & {"torch.compile", "inductor"}:
+                modules.append(_INDUCTOR)
     return modules
 
 
@@ -48,7 +51,7 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
     modules += domain[:2]
     labels += modules or [pt2.fallback_module]
     cpu_hit = matchers(policy).pt2_cpu_only.hits(ctx.signals)
-    if cpu_hit and "cuda" not in ctx.signals.backends and "module: inductor" in labels:
+    if cpu_hit and "cuda" not in ctx.signals.backends and _INDUCTOR in labels:
         labels.append(pt2.cpu_label)
     labels += [label for label in pt2.co_routes if judgment.score(label) >= route]
     why = ", ".join(labels[1:])
