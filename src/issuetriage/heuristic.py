@@ -86,8 +86,11 @@ class HeuristicJudge:
         errors = signals.has_traceback or bool(signals.exceptions)
         if n["feature"] >= 2 and n["feature"] > n["bug"] and not errors:
             return Kind.FEATURE, 0.8, f"asks for something new ({n['feature']} feature signals)"
+        marked = bool(matchers(policy).question_marker.hits(signals, text=issue.title))
         if n["question"] and not errors and not n["bug"] and not n["feature"] and not signals.code_blocks:
-            return Kind.QUESTION, _QUESTION_CONFIDENCE, "asks how to use PyTorch and reports no defect"
+            if marked:
+                return Kind.QUESTION, _QUESTION_CONFIDENCE, "asks how to use PyTorch and reports no defect"
+            return Kind.QUESTION, 0.6, "reads like a usage question, but its title does not ask one"
         if n["expected_behavior"] >= 2 and not errors and not signals.code_blocks and not n["feature"]:
             return Kind.EXPECTED_BEHAVIOR, _QUESTION_CONFIDENCE, "the reporter shows the behaviour is documented and intended"
         prose = len(signals.prose.strip()) - len(issue.title)

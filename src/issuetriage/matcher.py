@@ -105,6 +105,7 @@ class PolicyMatchers:
         self.kind = Matcher(_routes({"question": rules.question, "bug": rules.bug,
                                      "feature": rules.feature,
                                      "expected_behavior": rules.expected_behavior}))
+        self.question_marker = Matcher(_routes({"question": rules.question_marker}))
         self.missing_repro = Matcher(_routes(rules.missing_repro))
         self.edge = Matcher(_routes({"edge_case": rules.edge_case, "fuzzer": rules.fuzzer}))
         self.escalate = Matcher(_routes(rules.escalate))

@@ -132,6 +132,7 @@ class Rules(_Strict):
     """Keyword and pattern lists the heuristic steps read; each list is one question."""
 
     question: Route = Route()
+    question_marker: Route = Route()
     bug: Route = Route()
     feature: Route = Route()
     expected_behavior: Route = Route()
