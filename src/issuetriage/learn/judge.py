@@ -22,6 +22,11 @@ from issuetriage.policy import Policy
 from issuetriage.signals import Signals
 
 
+# Labels below their threshold are still reported from this probability on, scaled below the
+# tree's gate, so a step that must pick one (the PT2 rubric) can rank them.
+_HINT = 0.1
+
+
 class LearnedJudge:
     """Judge protocol implementation backed by a `LearnedModel`."""
 
@@ -57,11 +62,16 @@ class LearnedJudge:
         base, probs = self._scores(issue, signals, policy)
         labels, thresholds = self.model.labels, self.model.thresholds
         scores = []
-        for j in np.flatnonzero(probs >= thresholds).tolist():
+        for j in np.flatnonzero(probs >= np.minimum(thresholds, _HINT)).tolist():
             label, p, t = labels[j], float(probs[j]), float(thresholds[j])
-            if label in policy.labels:
+            if label not in policy.labels:
+                continue
+            if p >= t:
                 scores.append(LabelScore(name=label, reason=f"learned: p={p:.2f} >= threshold {t:.2f}",
                                          confidence=engine_confidence(p, t, _gate(label, policy))))
+            else:  # a hint below the gate: the tree never acts on it, but may rank by it (PT2 rubric)
+                scores.append(LabelScore(name=label, reason=f"hint: p={p:.2f} < threshold {t:.2f}",
+                                         confidence=round(_gate(label, policy) * p / t * 0.99, 4)))
         known, fallback = set(self.model.labels), self.model.prior_threshold
         if base:
             scores += [s.model_copy(update={
