@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import sys
 import time
 import tracemalloc
@@ -54,16 +55,19 @@ def main() -> None:
     small = max(1, args.issues // 10)
     rate_small, mem_small = run(lines, small, judge, policy)
     rate, mem = run(lines, args.issues, judge, policy)
-    # tracemalloc slows Python down; measure raw speed once more without it
-    start = time.perf_counter()
+    # tracemalloc slows Python down; measure raw speed once more without it, in wall time and in
+    # this process's CPU time (issues per CPU-second = on one core, whatever else the machine runs)
+    start, cpu = time.perf_counter(), time.process_time()
     for i, line in enumerate(itertools.islice(itertools.cycle(lines), args.issues)):
         issue = parse_issue_record(line, f"line {i}").model_copy(update={"number": i + 1, "labels": ()})
         json.dumps(triage_with(issue, policy, judge).plan.to_json())
     raw = args.issues / (time.perf_counter() - start)
+    per_cpu = args.issues / (time.process_time() - cpu)
     print(f"judge={judge.name} data={DATA.name} ({len(lines)} distinct issues, cycled) python={sys.version.split()[0]}")
     print(f"baseline  {small:>6} issues: {rate_small:8.0f} issues/s (traced)  peak {mem_small:6.2f} MiB")
     print(f"measured  {args.issues:>6} issues: {rate:8.0f} issues/s (traced)  peak {mem:6.2f} MiB")
-    print(f"untraced  {args.issues:>6} issues: {raw:8.0f} issues/s")
+    print(f"untraced  {args.issues:>6} issues: {raw:8.0f} issues/s wall, {per_cpu:8.0f} issues per CPU-second "
+          f"(load average {os.getloadavg()[0]:.1f})")
     print(f"ratios: throughput {rate / rate_small:.2f}x of baseline; peak memory {mem / mem_small:.2f}x "
           f"for {args.issues / small:.0f}x the issues (flat = ~1.0)")
 

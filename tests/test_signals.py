@@ -1,4 +1,4 @@
-from issuetriage.matcher import Matcher, required_literal
+from issuetriage.matcher import Matcher, required_literals
 from issuetriage.signals import extract_signals, ngrams_of, normalize_keyword, tokens_of
 
 from builders import make_issue
@@ -37,24 +37,33 @@ def test_signals_read_code_errors_links_versions_platforms():
 
 def test_environment_report_is_not_keyword_matched():
     s = extract_signals(make_issue(title="svd fails", body=BODY))
-    assert "torch.linalg" in s.grams and "torchvision" not in s.grams
+    assert "torch.linalg" in s.pieces and "torchvision" not in s.pieces
 
 
-def test_dotted_names_match_their_pieces_and_phrases_their_ngrams():
-    grams = ngrams_of(tokens_of("Use torch.nn.functional.interpolate for the graph break here"))
-    assert {"torch.nn", "nn.functional", "interpolate", "graph break", "graph break here"} <= grams
+def test_dotted_names_match_their_pieces_and_phrases_their_words():
+    text = "Use torch.nn.functional.interpolate for the graph break here, mode='max-autotune'"
+    signals = extract_signals(make_issue(title="t", body=text))
+    assert {"torch.nn", "nn.functional", "interpolate"} <= signals.pieces
+    matcher = Matcher({"a": (("graph break", "torch.nn.functional", "mode=\"max-autotune\""), ()),
+                       "b": (("break graph", "graph breaks"), ())})
+    hits = matcher.hits(signals)
+    assert {h.evidence for h in hits["a"]} == {"graph break", "torch.nn.functional", "mode=\"max-autotune\""}
+    assert "b" not in hits
     assert normalize_keyword("mode=\"max-autotune\"") == "mode max autotune"
+    assert "graph break here" in ngrams_of(tokens_of(text))
 
 
 def test_only_comments_by_the_author_count_as_the_issue_as_filed():
     issue = make_issue(body="x", comments=[{"author": "other", "body": "torch.compile"},
                                            {"author": "", "body": "DataLoader"}])
-    grams = extract_signals(issue).grams
-    assert "dataloader" in grams and "torch.compile" not in grams
+    pieces = extract_signals(issue).pieces
+    assert "dataloader" in pieces and "torch.compile" not in pieces
 
 
 def test_required_literal_prefilter_is_sound():
-    assert required_literal(r"torch\.compile\(") == "torch.compile("
-    assert required_literal(r"(a|b)c") == ""
+    assert required_literals(r"torch\.compile\(") == ("torch.compile(",)
+    assert required_literals(r"(?:a|b)c") == ()
+    assert required_literals(r"^\s*(how|what|why)\b[^\n]*\?") == ("how", "what", "why")
+    assert required_literals(r"\b(returns?|produces?)\s+(nan|inf)") == ("return", "produce")
     matcher = Matcher({"k": ((), (r"Signal\s+11",))})
     assert matcher.hits(extract_signals(make_issue(body="died with SIGNAL  11")))  # literal is "signal"

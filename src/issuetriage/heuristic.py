@@ -41,12 +41,14 @@ class HeuristicJudge:
         """Answer the tree's questions from keyword and pattern evidence."""
         m = matchers(policy)
         title_grams = signals.title_grams
-        scores: dict[str, LabelScore] = {}
+        best: dict[str, tuple[float, list[Hit]]] = {}
         for matcher in (m.catalog, m.commonly_missed, m.queues, m.pt2_modules):
             for label, hits in matcher.hits(signals).items():
                 conf = evidence_confidence(hits, title_grams)
-                if label not in scores or scores[label].confidence < conf:
-                    scores[label] = LabelScore(name=label, confidence=conf, reason=_reason(hits))
+                if label not in best or best[label][0] < conf:
+                    best[label] = (conf, hits)
+        scores = {label: LabelScore(name=label, confidence=conf, reason=_reason(hits))
+                  for label, (conf, hits) in best.items()}
         self._edge_cases(signals, policy, title_grams, scores)
         kind, kind_conf, why = self._kind(issue, signals, policy, bool(scores))
         transfer, transfer_conf = self._transfer(signals, policy, title_grams)
@@ -67,14 +69,16 @@ class HeuristicJudge:
                     scores: dict[str, LabelScore]) -> None:
         """Edge-case evidence, unless a root-cause label (tests, binaries, ...) explains it."""
         hits = matchers(policy).edge.hits(signals)
+        if not hits:
+            return
         threshold = policy.meta.thresholds.label
-        if any(scores.get(label, LabelScore(name=label, confidence=0)).confidence >= threshold
+        if any(label in scores and scores[label].confidence >= threshold
                for label in policy.rules.edge_case_root_causes):
             return
         for key, label in (("edge_case", policy.bot.edge_cases), ("fuzzer", policy.bot.fuzzer)):
             if key in hits:
                 conf = evidence_confidence(hits[key], title_grams)
-                if conf > scores.get(label, LabelScore(name=label, confidence=0)).confidence:
+                if label not in scores or conf > scores[label].confidence:
                     scores[label] = LabelScore(name=label, confidence=conf, reason=_reason(hits[key]))
 
     @staticmethod

@@ -24,10 +24,9 @@ _ENV_DUMP = re.compile(
     re.M,
 )
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
-_TORCH_VERSION = re.compile(
-    r"(?:PyTorch version|torch version|torch==|torch |pytorch |torch: |pytorch==)\s*:?\s*v?(\d+\.\d+)(?:\.\d+)?",
-    re.I,
-)
+# "PyTorch version: 2.5.1", "torch==2.5.1", "torch 2.5", "pytorch v2.5": searched in lower case,
+# starting from the literal "torch" so the regex engine skips straight to candidates.
+_TORCH_VERSION = re.compile(r"torch(?: version)?(?:==| |: ?)\s*:?\s*v?(\d+\.\d+)(?:\.\d+)?")
 _TOKEN = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*")
 # Platform and backend mentions, as token sets (a set lookup is far cheaper than a regex).
 _PLATFORMS = {
@@ -42,7 +41,6 @@ _BACKENDS = {
     "xpu": {"xpu"},
     "cpu": {"cpu"},
 }
-MAX_NGRAM = 4
 
 
 def tokens_of(text: str) -> list[str]:
@@ -50,22 +48,28 @@ def tokens_of(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def ngrams_of(tokens: list[str], max_n: int = MAX_NGRAM) -> frozenset[str]:
-    """Every run of up to `max_n` tokens joined by spaces, plus each part of a dotted name."""
-    grams: set[str] = set(tokens)
-    for tok in tokens:
+def pieces_of(tokens: list[str]) -> frozenset[str]:
+    """Every token, plus each contiguous 1-4 part piece of a dotted name (torch.nn → torch, nn)."""
+    pieces = set(tokens)
+    for tok in pieces.copy():
         if "." in tok:
             parts = tok.split(".")
             for i in range(len(parts)):
                 for j in range(i + 1, min(len(parts), i + 4) + 1):
-                    grams.add(".".join(parts[i:j]))
+                    pieces.add(".".join(parts[i:j]))
+    return frozenset(pieces)
+
+
+def ngrams_of(tokens: list[str], max_n: int = 4) -> frozenset[str]:
+    """Every run of up to `max_n` tokens joined by spaces, plus the pieces of dotted names."""
+    grams = set(pieces_of(tokens))
     for n in range(2, max_n + 1):
         grams.update(map(" ".join, zip(*(tokens[k:] for k in range(n)))))
     return frozenset(grams)
 
 
 def normalize_keyword(keyword: str) -> str:
-    """A keyword in the form `ngrams_of` produces, so matching is one set lookup."""
+    """A keyword as space-joined tokens: the form phrase matching compares."""
     return " ".join(tokens_of(keyword))
 
 
@@ -83,9 +87,12 @@ class Signals:
     versions: tuple[str, ...]
     platforms: frozenset[str]
     backends: frozenset[str]
-    grams: frozenset[str] = field(repr=False)
+    tokens: tuple[str, ...] = field(default=(), repr=False)
+    pieces: frozenset[str] = field(default=frozenset(), repr=False)
     joined: str = field(default="", repr=False)
     title_grams: frozenset[str] = field(default=frozenset(), repr=False)
+    # per-issue results of matching, filled by issuetriage.matcher (keyed by vocabulary)
+    memo: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def has_code(self) -> bool:
@@ -105,20 +112,22 @@ def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
         exceptions = list(dict.fromkeys(_INLINE_EXC.findall(text)))[:5]
     env = "\n".join(_ENV_DUMP.findall(text)) if "PyTorch version" in text or "Collecting environment" in text else ""
     tokens = tokens_of(_ENV_DUMP.sub(" ", text) if env else text)
-    grams = ngrams_of(tokens)
-    token_set = set(tokens).union(tokens_of(env))  # platforms and backends do read the report
+    pieces = pieces_of(tokens)
+    token_set = pieces.union(tokens_of(env)) if env else pieces  # platforms and backends read the report
+    lower = text.lower()
     return Signals(
         text=text,
-        lower=text.lower(),
+        lower=lower,
         code_blocks=code_blocks,
         prose=prose,
         has_traceback="Traceback (most recent call last)" in text,
         exceptions=tuple(exceptions),
         links=tuple(dict.fromkeys(u.rstrip(".,;:!?") for u in _URL.findall(text))) if "http" in text else (),
-        versions=tuple(dict.fromkeys(_TORCH_VERSION.findall(text))),
+        versions=tuple(dict.fromkeys(_TORCH_VERSION.findall(lower))),
         platforms=frozenset(k for k, words in _PLATFORMS.items() if words & token_set),
         backends=frozenset(k for k, words in _BACKENDS.items() if words & token_set),
-        grams=grams,
+        tokens=tuple(tokens),
+        pieces=pieces,
         joined=f" {' '.join(tokens)} ",
         title_grams=ngrams_of(tokens_of(issue.title)),
     )

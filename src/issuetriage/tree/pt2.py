@@ -32,7 +32,7 @@ def _rubric_modules(ctx: Context) -> list[str]:
         modules = [m for m in modules if m != pt2.helion_label]
         if pt2.helion_label in explicit:  # Helion only when the report names it
             modules.insert(0, pt2.helion_label)
-            if _INDUCTOR not in modules and ctx.signals.grams & {"torch.compile", "inductor"}:
+            if _INDUCTOR not in modules and ctx.signals.pieces & {"torch.compile", "inductor"}:
                 modules.append(_INDUCTOR)
     return modules
 
