@@ -17,7 +17,7 @@ from typing import Any
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from issuetriage.errors import ConfigError, UserError
+from issuetriage.errors import ConfigError, UserError, first_problem
 from issuetriage.policy import FILES, LabelSpec, Policy, Template, load_profile, load_profile_dir
 
 # Their template names → ours, where the two differ.
@@ -71,9 +71,7 @@ def _read_json(path: Path, model: type[BaseModel]) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise UserError(f"{path}: {key}: {first['msg'].lower()}") from None
+        raise UserError(f"{path}: {first_problem(exc).lower()}") from None
 
 
 def read_labels(paths: Sequence[Path]) -> tuple[LabelIn, ...]:

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from issuetriage.errors import ConfigError
+from issuetriage.errors import ConfigError, first_problem
 
 PROFILES_DIR = Path(__file__).parent / "profiles"
 TEMPLATE_MARKER = "<!-- issuetriage:template={name} -->"
@@ -211,10 +211,7 @@ def _load_file(path: Path, model: type[M]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        kind = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-        raise ConfigError(f"{path}: {key}: {kind}") from None
+        raise ConfigError(f"{path}: {first_problem(exc)}") from None
 
 
 class Policy:

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from issuetriage.effects import Effects, diff
-from issuetriage.errors import StoreError, UserError
+from issuetriage.errors import StoreError, UserError, first_problem
 from issuetriage.judgment import Judgment
 from issuetriage.models import Comment, Issue, Plan
 from issuetriage.policy import Policy
@@ -285,10 +285,7 @@ def issue_from_record(data: Any, where: str, repo: str | None = None) -> Issue:
     try:
         return Issue.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "record"
-        msg = "missing" if err["type"] == "missing" else err["msg"]
-        raise UserError(f"{where}: {field}: {msg}") from None
+        raise UserError(f"{where}: {first_problem(exc, 'record')}") from None
 
 
 def _now() -> str:

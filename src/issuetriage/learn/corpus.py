@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from issuetriage.errors import UserError
+from issuetriage.errors import UserError, first_problem
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
 
@@ -117,9 +117,7 @@ def parse_line(text: str, line: int, policy: Policy) -> Example | CorpusProblem:
     try:
         issue = _to_issue(record, policy.meta.repo)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "record"
-        return CorpusProblem(line, f"{where}: {first['msg']}")
+        return CorpusProblem(line, first_problem(exc, "record"))
     raw = tuple(x if isinstance(x, str) else x["name"] for x in record["labels"])
     return Example(issue=issue, raw_labels=raw, gold=gold_labels(raw, policy), line=line,
                    final_state=str(record.get("state") or "open"))

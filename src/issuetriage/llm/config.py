@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from issuetriage.errors import ConfigError
+from issuetriage.errors import ConfigError, first_problem
 
 ENV_PREFIX = "ISSUETRIAGE_LLM_"
 DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "bedrock": "", "openai": "OPENAI_API_KEY"}
@@ -96,11 +96,9 @@ def load_config(profile_root: Path | None = None,
     try:
         return LLMConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        where = "llm.toml or $" + ENV_PREFIX + key.upper()
-        kind = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-        raise ConfigError(f"LLM config ({where}): {key}: {kind}") from None
+        problem = first_problem(exc)
+        where = "llm.toml or $" + ENV_PREFIX + problem.split(":", 1)[0].upper()
+        raise ConfigError(f"LLM config ({where}): {problem}") from None
 
 
 def default_cache_dir(config: LLMConfig, env: Mapping[str, str] | None = None) -> Path:
