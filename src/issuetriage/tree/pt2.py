@@ -50,8 +50,8 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
               if s.name.startswith("module:") and s.name not in modules and s.name not in rubric]
     modules += domain[:2]
     labels += modules or [pt2.fallback_module]
-    cpu_hit = matchers(policy).pt2_cpu_only.hits(ctx.signals)
-    if cpu_hit and "cuda" not in ctx.signals.backends and _INDUCTOR in labels:
+    cpu_only = matchers(policy).pt2_cpu_only.hits(ctx.signals) and "cuda" not in ctx.signals.backends
+    if judgment.score(pt2.cpu_label) >= route or (cpu_only and _INDUCTOR in labels):
         labels.append(pt2.cpu_label)
     labels += [label for label in pt2.co_routes if judgment.score(label) >= route]
     why = ", ".join(labels[1:])
