@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from issuetriage.models import Issue
 
@@ -48,15 +49,19 @@ def tokens_of(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+@lru_cache(maxsize=65536)
+def _dotted_pieces(token: str) -> tuple[str, ...]:
+    """Each contiguous 1-4 part piece of a dotted name; names recur, so the answer is cached."""
+    parts = token.split(".")
+    n = len(parts)
+    return tuple(".".join(parts[i:j]) for i in range(n) for j in range(i + 1, min(n, i + 4) + 1))
+
+
 def pieces_of(tokens: list[str]) -> frozenset[str]:
     """Every token, plus each contiguous 1-4 part piece of a dotted name (torch.nn → torch, nn)."""
     pieces = set(tokens)
-    for tok in pieces.copy():
-        if "." in tok:
-            parts = tok.split(".")
-            for i in range(len(parts)):
-                for j in range(i + 1, min(len(parts), i + 4) + 1):
-                    pieces.add(".".join(parts[i:j]))
+    for tok in [t for t in pieces if "." in t]:
+        pieces.update(_dotted_pieces(tok))
     return frozenset(pieces)
 
 
