@@ -1,0 +1,173 @@
+"""Minimize a repro while the strict oracle says it is still the same bug.
+
+Order per round: cut what runs after the failure, drop unused imports and definitions, slice to
+what the failing statement needs, delete statements body by body (chunks in parallel, merged and
+re-verified), flatten control flow, inline calls, propagate copies, then simplify device, dtype,
+backend and sizes. Stop below `target` non-import lines or after two rounds without progress.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from issuetriage.scrub import astedit, holders, rewrite, transforms
+from issuetriage.scrub.model import MinimizeResult
+from issuetriage.scrub.outcome import Oracle
+from issuetriage.scrub.transforms import Edit, apply_edits
+
+
+@dataclass
+class _State:
+    code: str
+    oracle: Oracle
+    pool: ThreadPoolExecutor
+    needed: set[str] = field(default_factory=set)  # statements whose deletion failed alone
+    failed: set[str] = field(default_factory=set)  # edit labels that failed
+    passes: list[str] = field(default_factory=list)
+
+    def test_all(self, candidates: list[str]) -> list[bool]:
+        return list(self.pool.map(self.oracle, candidates))
+
+    def accept(self, code: str, why: str) -> None:
+        if code != self.code:
+            self.code = code
+            self.passes.append(why)
+
+
+def minimize(code: str, oracle: Oracle, target: int = 20, workers: int = 3,
+             max_rounds: int = 8) -> MinimizeResult | None:
+    """The smallest script we find that still fails the same way, or None if nothing holds."""
+    normal = astedit.render(ast.parse(code))
+    start = normal if oracle(normal) else (code if oracle(code) else None)
+    if start is None:
+        return None
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        state = _State(start, oracle, pool)
+        stale, rounds = 0, 0
+        while stale < 2 and rounds < max_rounds:
+            rounds += 1
+            before = astedit.count_lines(state.code)
+            for step in _ROUND:
+                step(state)
+            stale = 0 if astedit.count_lines(state.code) < before else stale + 1
+            if astedit.count_lines(state.code, skip_imports=True) < target:
+                break
+    return MinimizeResult(state.code, astedit.count_lines(state.code), oracle.calls, rounds,
+                          tuple(state.passes))
+
+
+def _truncate(state: _State) -> None:
+    """Statements after the failing one (in each body the traceback passes through) never ran."""
+    failure = state.oracle.failure_of(state.code)
+    if failure is None or not failure.script_lines:
+        return
+    tree = ast.parse(state.code)
+    cuts: dict[int, int] = {}
+    for line in failure.script_lines:
+        for k, j in astedit.statement_at(tree, line):
+            cuts[k] = min(cuts.get(k, j), j)
+    blocks = astedit.bodies(tree)
+    for k in sorted(cuts, reverse=True):
+        del blocks[k][cuts[k] + 1:]
+    candidate = astedit.render(tree)
+    if candidate != state.code and state.oracle(candidate):
+        state.accept(candidate, "truncate after failure")
+
+
+def _prune(state: _State) -> None:
+    candidate = astedit.prune(state.code)
+    if candidate != state.code and state.oracle(candidate):
+        state.accept(candidate, "drop unused imports and definitions")
+
+
+def _slice(state: _State) -> None:
+    """Keep only the top-level statements the failing statement needs by name."""
+    failure = state.oracle.failure_of(state.code)
+    if failure is None or not failure.script_lines:
+        return
+    tree = ast.parse(state.code)
+    top = next((j for k, j in astedit.statement_at(tree, failure.script_lines[0]) if k == 0), None)
+    if top is None:
+        return
+    keep = astedit.backward_slice(tree, top) | set(range(top + 1, len(tree.body)))
+    drop = set(range(len(tree.body))) - keep
+    if drop:
+        candidate = astedit.delete(state.code, 0, drop)
+        if state.oracle(candidate):
+            state.accept(candidate, "slice to what the failing statement needs")
+
+
+def _delete(state: _State) -> None:
+    """ddmin over each body in pre-order; chunks of one granularity are tested in parallel."""
+    k = 0
+    while k < len(astedit.bodies(ast.parse(state.code))):
+        _reduce_body(state, k)
+        k += 1
+
+
+def _reduce_body(state: _State, k: int) -> None:
+    block = astedit.bodies(ast.parse(state.code))[k]
+    cand = [j for j in range(len(block)) if _key(block, j) not in state.needed]
+    chunks_n = 1
+    while cand:
+        size = len(cand)
+        chunks = [cand[size * i // chunks_n:size * (i + 1) // chunks_n] for i in range(chunks_n)]
+        chunks = [c for c in chunks if c]
+        results = state.test_all([astedit.delete(state.code, k, set(c)) for c in chunks])
+        good = [set(c) for c, ok in zip(chunks, results) if ok]
+        if good:
+            gone = set().union(*good)
+            merged = astedit.delete(state.code, k, gone)
+            if len(good) > 1 and not state.oracle(merged):
+                gone = good[0]
+                merged = astedit.delete(state.code, k, gone)
+            state.accept(merged, "delete statements")
+            cand = [j - sum(1 for g in gone if g < j) for j in cand if j not in gone]
+            chunks_n = max(1, min(chunks_n, len(cand)))
+            continue
+        if chunks_n >= len(cand):
+            block = astedit.bodies(ast.parse(state.code))[k]
+            state.needed.update(_key(block, j) for j in cand)
+            return
+        chunks_n = min(len(cand), chunks_n * 2)
+
+
+def _key(block: list[ast.stmt], j: int) -> str:
+    """A statement's identity across rounds: its text and its predecessor's (copies differ)."""
+    before = ast.unparse(block[j - 1]) if j else ""
+    return f"{before}\n--\n{ast.unparse(block[j])}"
+
+
+def _edits(name: str, make: Callable[[str], list[Edit]]) -> Callable[[_State], None]:
+    """Test every new edit in parallel, merge the ones that hold, re-verify; repeat while it helps."""
+    def run(state: _State) -> None:
+        while True:
+            edits = [e for e in make(state.code) if e.label not in state.failed]
+            if not edits:
+                return
+            results = state.test_all([apply_edits(state.code, [e]) for e in edits])
+            good = [e for e, ok in zip(edits, results) if ok]
+            state.failed.update(e.label for e, ok in zip(edits, results) if not ok)
+            if not good:
+                return
+            merged = apply_edits(state.code, good)
+            if len(good) > 1 and not state.oracle(merged):
+                merged = apply_edits(state.code, good[:1])
+            if merged == state.code:
+                return
+            state.accept(merged, name)
+    return run
+
+
+_ROUND: tuple[Callable[[_State], None], ...] = (
+    _truncate, _prune, _slice, _delete,
+    _edits("flatten control flow", transforms.flatten_edits),
+    _edits("inline calls", transforms.inline_edits),
+    _edits("propagate copies", rewrite.copy_edits),
+    _edits("unfold config holders", holders.holder_edits),
+    _prune,
+    _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
+)
