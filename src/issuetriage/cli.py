@@ -23,6 +23,7 @@ app = typer.Typer(
 
 COMMAND_MODULES = (
     "issuetriage.commands.engine",
+    "issuetriage.commands.scrub",
 )
 
 

@@ -158,7 +158,9 @@ def _edits(name: str, make: Callable[[str], list[Edit]]) -> Callable[[_State], N
                 merged = apply_edits(state.code, good[:1])
             if merged == state.code:
                 return
-            state.accept(merged, name)
+            applied = good if merged == apply_edits(state.code, good) else good[:1]
+            detail = "; ".join(e.label for e in applied) if name.startswith("simplify") else name
+            state.accept(merged, detail)
     return run
 
 

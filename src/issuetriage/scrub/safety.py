@@ -58,7 +58,7 @@ def review(code: str) -> list[Finding]:
         return [Finding("syntax", exc.lineno or 0, (exc.text or "").strip())]
     aliases = _aliases(tree)
     lines = code.splitlines()
-    found = {(f.rule, f.line, f.snippet) for f in _scan(tree, aliases, lines)}
+    found = set(_scan(tree, aliases, lines))
     return [Finding(*f) for f in sorted(found, key=lambda f: (f[1], f[0]))]
 
 

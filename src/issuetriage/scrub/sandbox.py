@@ -115,8 +115,8 @@ def _bwrap_argv(mode: str, scratch: str, interp: Interpreter, env: dict[str, str
             "--cap-drop", "ALL", *(_USERNS if mode == "bwrap+userns" else []), *_system_binds()]
     for folder in (*_prefixes(interp.python), *map(str, interp.pythonpath)):
         argv += ["--ro-bind", folder, folder]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", scratch, SCRATCH,
-             "--chdir", SCRATCH, "--hostname", "scrub", "--clearenv"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--bind", scratch, SCRATCH, "--bind", f"{scratch}/tmp", "/tmp",
+             "--remount-ro", "/", "--chdir", SCRATCH, "--hostname", "scrub", "--clearenv"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
     return argv
@@ -132,6 +132,7 @@ def run_script(code: str, interp: Interpreter, limits: Limits = Limits(), seed: 
     scratch = tempfile.mkdtemp(prefix="scrub-")
     try:
         Path(scratch, SCRIPT).write_text(code)
+        Path(scratch, "tmp").mkdir()
         workdir = SCRATCH if mode else scratch
         env = _env(interp, seed, workdir)
         cmd = [str(interp.python), "-X", "faulthandler", "-c", _BOOT.format(script=SCRIPT)]
