@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from issuetriage.scrub import astedit, holders, rewrite, transforms
+from issuetriage.scrub import astedit, holders, modules, rewrite, transforms
 from issuetriage.scrub.model import MinimizeResult
 from issuetriage.scrub.outcome import Oracle
 from issuetriage.scrub.transforms import Edit, apply_edits
@@ -161,6 +161,7 @@ def _edits(name: str, make: Callable[[str], list[Edit]]) -> Callable[[_State], N
             applied = good if merged == apply_edits(state.code, good) else good[:1]
             detail = "; ".join(e.label for e in applied) if name.startswith("simplify") else name
             state.accept(merged, detail)
+            state.needed.clear()  # a rewrite can free statements a deletion once needed
     return run
 
 
@@ -170,6 +171,8 @@ _ROUND: tuple[Callable[[_State], None], ...] = (
     _edits("inline calls", transforms.inline_edits),
     _edits("propagate copies", rewrite.copy_edits),
     _edits("unfold config holders", holders.holder_edits),
+    _edits("unwrap calls", transforms.unwrap_edits),
+    _edits("inline wrapper modules", modules.module_edits),
     _prune,
     _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
 )

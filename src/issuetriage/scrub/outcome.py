@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -85,7 +86,9 @@ class Oracle:
 
     def _judge(self, code: str) -> bool:
         try:
-            compile(code, SCRIPT, "exec", dont_inherit=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile(code, SCRIPT, "exec", dont_inherit=True)
         except (SyntaxError, ValueError):
             return False
         with self._lock:

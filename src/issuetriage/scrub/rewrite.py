@@ -127,9 +127,23 @@ class _Simplify(ast.NodeTransformer):
             return ast.Attribute(node.value, "float32", node.ctx)
         return self.generic_visit(node)
 
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        if self.kind == "device" and "is_available" in ast.unparse(node.test):
+            self.changed = True
+            return node.orelse
+        return node
+
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         func = node.func
+        if self.kind == "device" and _is_cpu_move(node):
+            self.changed = True
+            return func.value  # type: ignore[attr-defined]
+        if self.kind == "device":
+            kept = [k for k in node.keywords if not (k.arg == "device" and _is_cpu(k.value))]
+            self.changed |= len(kept) != len(node.keywords)
+            node.keywords = kept
         if self.kind == "device" and isinstance(func, ast.Attribute) and not node.args \
                 and func.attr in {"cuda", "half", "bfloat16", "double"} and not node.keywords:
             self.changed = True
@@ -142,6 +156,19 @@ class _Simplify(ast.NodeTransformer):
             node.args = [_shrink(a, self) for a in node.args]
             node.keywords = [ast.keyword(k.arg, _shrink(k.value, self)) for k in node.keywords]
         return node
+
+
+def _is_cpu(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "cpu"
+
+
+def _is_cpu_move(call: ast.Call) -> bool:
+    """`x.to('cpu')` and `x.cpu()`: no-ops once everything runs on the CPU."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or call.keywords:
+        return False
+    return (func.attr == "cpu" and not call.args) or (
+        func.attr == "to" and len(call.args) == 1 and _is_cpu(call.args[0]))
 
 
 def _shrink(node: ast.expr, state: _Simplify) -> ast.expr:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from issuetriage.scrub.astedit import bodies, parse, render
 
-Address = tuple[int, int]
+Address = tuple[int, ...]
 GLOBAL: Address = (-1, -1)
 
 
@@ -80,6 +80,39 @@ def _first_item(iterable: ast.expr) -> ast.expr:
         return ast.Tuple([ast.Constant(0), _first_item(iterable.args[0])], ast.Load())
     inner = ast.Call(ast.Name("iter", ast.Load()), [iterable], [])
     return ast.Call(ast.Name("next", ast.Load()), [inner], [])
+
+
+def unwrap_edits(code: str) -> list[Edit]:
+    """Replace a call by its only positional argument (`head(block(x))` → `head(x)`).
+
+    This is the "simpler ops" pass: it cuts wrapper layers, letting their definitions go.
+    """
+    edits = []
+    for k, block in enumerate(bodies(parse(code))):
+        for j, stmt in enumerate(block):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If,
+                                 ast.For, ast.While, ast.With, ast.Try)):
+                continue
+            calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+            for i, call in enumerate(calls):
+                if len(call.args) == 1 and not isinstance(call.args[0], ast.Starred):
+                    label = f"unwrap {ast.unparse(call)} in {ast.unparse(stmt)}"
+                    edits.append(Edit((k, j, i), label, _unwrapper(k, j, i)))
+    return edits
+
+
+def _unwrapper(k: int, j: int, i: int) -> Callable[[ast.Module], None]:
+    def fn(tree: ast.Module) -> None:
+        stmt = bodies(tree)[k][j]
+        calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+        target = calls[i]
+        for node in ast.walk(stmt):
+            for field, value in ast.iter_fields(node):
+                if value is target:
+                    setattr(node, field, target.args[0])
+                elif isinstance(value, list) and any(v is target for v in value):
+                    value[[id(v) for v in value].index(id(target))] = target.args[0]
+    return fn
 
 
 def inline_edits(code: str) -> list[Edit]:
