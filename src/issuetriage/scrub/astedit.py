@@ -130,9 +130,16 @@ def _dead(stmt: ast.stmt, used: set[str], top: bool) -> bool:
         return True
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         names = [(a.asname or a.name).split(".")[0] for a in stmt.names]
+        if isinstance(stmt, ast.ImportFrom) and any(n in used for n in names):
+            stmt.names = [a for a, n in zip(stmt.names, names) if n in used]  # drop unused aliases
+            return False
         return all(n not in used for n in names) and not _side_effect_import(stmt)
+    if (top and isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)
+            and not any(isinstance(n, (ast.Call, ast.Await, ast.Yield)) for n in ast.walk(stmt.value))):
+        return all(t.id not in used for t in stmt.targets)  # type: ignore[attr-defined]
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return top and stmt.name not in used and not stmt.decorator_list
+        decorators = {ast.unparse(d).split("(")[0].split(".")[-1] for d in stmt.decorator_list}
+        return top and stmt.name not in used and decorators <= {"dataclass", "staticmethod"}
     return False
 
 

@@ -61,6 +61,8 @@ def distinctive(message: str) -> str:
     Tensor sizes and object addresses change when a repro is minimized; the words do not.
     """
     first = message.strip().splitlines()[0] if message.strip() else ""
+    if len(first) > 2 and first[0] == first[-1] and first[0] in "'\"":
+        first = first[1:-1]  # KeyError quotes its whole message
     fragments = [f.strip(" .-") for f in _VOLATILE.split(first) if f]
     fragments = [f for f in fragments if len(f.split()) >= 2 and f.lower() not in _GENERIC]
     if not fragments:

@@ -21,10 +21,33 @@ def holder_edits(code: str) -> list[Edit]:
                 and isinstance(stmt.targets[0], ast.Name) and binds[stmt.targets[0].id] == 1):
             continue
         name = stmt.targets[0].id
-        values = _dict_values(stmt.value) or _instance_values(stmt.value, classes)
+        values = (_dict_values(stmt.value) or _instance_values(stmt.value, classes)
+                  or _argparse_values(tree, stmt.value))
         if values and _only_reads(tree, stmt, name, values):
             edits.append(Edit(GLOBAL, f"unfold holder {name}", _unfolder(name)))
+    if any(_direct(n, classes) is not None for n in ast.walk(tree)):
+        edits.append(Edit(GLOBAL, "unfold C(...).attr", _unfold_direct))
     return edits
+
+
+def _direct(node: ast.AST, classes: dict[str, ast.ClassDef]) -> ast.expr | None:
+    """The value of `C(...).attr` when C is a plain holder class."""
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Call):
+        values = _instance_values(node.value, classes)
+        if values and node.attr in values:
+            return values[node.attr]
+    return None
+
+
+def _unfold_direct(tree: ast.Module) -> None:
+    classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
+
+    class Swap(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            value = _direct(node, classes)
+            return copy.deepcopy(value) if value is not None else self.generic_visit(node)
+
+    Swap().visit(tree)
 
 
 def _dict_values(value: ast.expr) -> dict[object, ast.expr] | None:
@@ -40,6 +63,8 @@ def _instance_values(value: ast.expr, classes: dict[str, ast.ClassDef]) -> dict[
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in classes):
         return None
     cls = classes[value.func.id]
+    if any("dataclass" in ast.unparse(d) for d in cls.decorator_list):
+        return _dataclass_values(cls, value)
     found: dict[object, ast.expr] = {}
     for item in cls.body:
         if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
@@ -51,6 +76,39 @@ def _instance_values(value: ast.expr, classes: dict[str, ast.ClassDef]) -> dict[
             found.update(init)
         elif not isinstance(item, (ast.FunctionDef, ast.Expr, ast.Pass)):
             return None
+    return found or None
+
+
+def _dataclass_values(cls: ast.ClassDef, call: ast.Call) -> dict[object, ast.expr] | None:
+    fields = [f for f in cls.body if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)]
+    names = [f.target.id for f in fields]  # type: ignore[union-attr]
+    if len(call.args) > len(names) or any(k.arg not in names for k in call.keywords):
+        return None
+    found = {n: f.value for n, f in zip(names, fields) if f.value is not None
+             and not isinstance(f.value, ast.Call)}
+    found.update(zip(names, call.args))
+    found.update({k.arg: k.value for k in call.keywords if k.arg})
+    return found or None
+
+
+def _argparse_values(tree: ast.Module, value: ast.expr) -> dict[object, ast.expr] | None:
+    """`args = parser.parse_args([])` (or no argv): each `args.x` is its `--x` default."""
+    if not (isinstance(value, ast.Call) and getattr(value.func, "attr", "") == "parse_args"):
+        return None
+    if value.args and not (isinstance(value.args[0], ast.List) and not value.args[0].elts):
+        if not (isinstance(value.args[0], ast.Constant) and value.args[0].value is None):
+            return None
+    found: dict[object, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument" and node.args:
+            flag = node.args[-1]
+            if not (isinstance(flag, ast.Constant) and str(flag.value).startswith("--")):
+                continue
+            options = {k.arg: k.value for k in node.keywords}
+            action = getattr(options.get("action"), "value", None)
+            dest = str(flag.value)[2:].replace("-", "_")
+            default = options.get("default", ast.Constant(action == "store_false" if action else None))
+            found[getattr(options.get("dest"), "value", dest)] = default
     return found or None
 
 
@@ -101,7 +159,8 @@ def _unfolder(name: str):
         if assign is None:
             return
         classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
-        values = _dict_values(assign.value) or _instance_values(assign.value, classes) or {}
+        values = (_dict_values(assign.value) or _instance_values(assign.value, classes)
+                  or _argparse_values(tree, assign.value) or {})
         _Replace(name, values).visit(tree)
         tree.body.remove(assign)
     return fn

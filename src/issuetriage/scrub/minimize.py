@@ -69,12 +69,26 @@ def _truncate(state: _State) -> None:
     for line in failure.script_lines:
         for k, j in astedit.statement_at(tree, line):
             cuts[k] = min(cuts.get(k, j), j)
+    candidate = _cut(state.code, cuts)
+    if candidate == state.code:
+        return
+    if state.oracle(candidate):
+        state.accept(candidate, "truncate after failure")
+        return
+    singles = [_cut(state.code, {k: j}) for k, j in sorted(cuts.items(), reverse=True)]
+    singles = [c for c in singles if c != state.code]
+    for single, ok in zip(singles, state.test_all(singles)):
+        if ok:
+            state.accept(single, "truncate after failure")
+            return
+
+
+def _cut(code: str, cuts: dict[int, int]) -> str:
+    tree = ast.parse(code)
     blocks = astedit.bodies(tree)
     for k in sorted(cuts, reverse=True):
         del blocks[k][cuts[k] + 1:]
-    candidate = astedit.render(tree)
-    if candidate != state.code and state.oracle(candidate):
-        state.accept(candidate, "truncate after failure")
+    return astedit.render(tree)
 
 
 def _prune(state: _State) -> None:
@@ -135,21 +149,40 @@ def _reduce_body(state: _State, k: int) -> None:
         chunks_n = min(len(cand), chunks_n * 2)
 
 
+def _one_per_group(edits: list[Edit]) -> list[Edit]:
+    seen: set[tuple] = set()
+    kept = []
+    for edit in edits:
+        if edit.group and edit.group in seen:
+            continue
+        seen.add(edit.group)
+        kept.append(edit)
+    return kept
+
+
 def _key(block: list[ast.stmt], j: int) -> str:
     """A statement's identity across rounds: its text and its predecessor's (copies differ)."""
     before = ast.unparse(block[j - 1]) if j else ""
     return f"{before}\n--\n{ast.unparse(block[j])}"
 
 
-def _edits(name: str, make: Callable[[str], list[Edit]]) -> Callable[[_State], None]:
-    """Test every new edit in parallel, merge the ones that hold, re-verify; repeat while it helps."""
+def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False) -> Callable[[_State], None]:
+    """Test every new edit in parallel, merge the ones that hold, re-verify; repeat while it helps.
+
+    `traced` edits also get the script lines of the current failure's traceback.
+    """
     def run(state: _State) -> None:
         while True:
-            edits = [e for e in make(state.code) if e.label not in state.failed]
+            failure = state.oracle.failure_of(state.code)
+            lines = failure.script_lines if failure else ()
+            if traced and not lines:
+                return
+            made = make(state.code, lines) if traced else make(state.code)
+            edits = [e for e in made if e.label not in state.failed]
             if not edits:
                 return
             results = state.test_all([apply_edits(state.code, [e]) for e in edits])
-            good = [e for e, ok in zip(edits, results) if ok]
+            good = _one_per_group([e for e, ok in zip(edits, results) if ok])
             state.failed.update(e.label for e, ok in zip(edits, results) if not ok)
             if not good:
                 return
@@ -169,10 +202,12 @@ _ROUND: tuple[Callable[[_State], None], ...] = (
     _truncate, _prune, _slice, _delete,
     _edits("flatten control flow", transforms.flatten_edits),
     _edits("inline calls", transforms.inline_edits),
-    _edits("propagate copies", rewrite.copy_edits),
     _edits("unfold config holders", holders.holder_edits),
-    _edits("unwrap calls", transforms.unwrap_edits),
     _edits("inline wrapper modules", modules.module_edits),
+    _edits("propagate copies", rewrite.copy_edits),
+    _edits("unwrap calls", transforms.unwrap_edits),
+    _edits("zero sizes", rewrite.zero_edits),
+    _edits("trivial arguments at the failing call", transforms.literal_edits, traced=True),
     _prune,
     _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
 )

@@ -1,7 +1,8 @@
-"""The "wrapper classes" pass: a module class whose forward is one expression is written inline.
+"""The "wrapper classes" pass: a method that is one expression is written where it is called.
 
 `Model()(x)` with `__init__` setting `self.head = nn.Linear(32, 4)` and `forward` returning
-`self.head(x)` becomes `nn.Linear(32, 4)(x)`, so the class can go.
+`self.head(x)` becomes `nn.Linear(32, 4)(x)`; `Command(line).parse()` whose body is
+`self.tokens = tokenize(self.raw)` becomes `tokenize(line)`. The class can then go.
 """
 
 from __future__ import annotations
@@ -14,80 +15,105 @@ from issuetriage.scrub.transforms import GLOBAL, Edit
 
 
 def module_edits(code: str) -> list[Edit]:
+    """One edit per class that has at least one call site we can inline."""
     tree = ast.parse(code)
-    classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef) and _parts(s)}
     edits = []
-    for name in classes:
-        if any(_site(node, tree, name) for node in ast.walk(tree)):
-            edits.append(Edit(GLOBAL, f"inline module {name}", _inliner(name)))
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef) and _init_attrs_ok(cls) and _methods(cls):
+            if any(_site(node, tree, cls) for node in ast.walk(tree)):
+                edits.append(Edit(GLOBAL, f"inline methods of {cls.name}", _inliner(cls.name)))
     return edits
 
 
-def _parts(cls: ast.ClassDef) -> tuple[ast.FunctionDef, ast.FunctionDef] | None:
-    """(__init__, forward) when __init__ only assigns self attributes and forward is one return."""
-    methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
-    init, forward = methods.get("__init__"), methods.get("forward")
-    if init is None or forward is None or len(methods) != len(cls.body):
-        return None
-    if not (len(forward.body) == 1 and isinstance(forward.body[0], ast.Return) and forward.body[0].value):
-        return None
-    if forward.args.vararg or forward.args.kwarg or init.args.vararg or init.args.kwarg:
-        return None
-    for stmt in init.body:
-        is_super = isinstance(stmt, ast.Expr) and "super()" in ast.unparse(stmt)
-        is_attr = (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                   and isinstance(stmt.targets[0], ast.Attribute)
-                   and getattr(stmt.targets[0].value, "id", "") == "self")
-        if not (is_super or is_attr):
-            return None
-    return init, forward
+def _init(cls: ast.ClassDef) -> ast.FunctionDef | None:
+    return next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
 
 
-def _site(node: ast.AST, tree: ast.Module, name: str) -> ast.Call | None:
-    """The constructor call for `C(...)(x)`, or for `m(x)` where `m = C(...)` is bound once."""
-    if not (isinstance(node, ast.Call) and not node.keywords):
-        return None
-    func = node.func
-    if isinstance(func, ast.Call) and getattr(func.func, "id", None) == name:
-        return func
-    if isinstance(func, ast.Name) and _bindings(tree)[func.id] == 1:
+def _init_attrs_ok(cls: ast.ClassDef) -> bool:
+    """__init__ (if any) only calls super().__init__ and assigns self attributes."""
+    init = _init(cls)
+    if init is None:
+        return not cls.bases or all("Module" in ast.unparse(b) or ast.unparse(b) == "object" for b in cls.bases)
+    if init.args.vararg or init.args.kwarg:
+        return False
+    return all((isinstance(s, ast.Expr) and "super()" in ast.unparse(s)) or _self_assign(s)
+               or isinstance(s, ast.Pass) for s in init.body)
+
+
+def _self_assign(stmt: ast.stmt) -> bool:
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and getattr(stmt.targets[0].value, "id", "") == "self")
+
+
+def _methods(cls: ast.ClassDef) -> dict[str, ast.expr]:
+    """Methods whose body is one expression (returned, evaluated, or stored on self)."""
+    found = {}
+    for m in cls.body:
+        if not isinstance(m, ast.FunctionDef) or m.name == "__init__" or m.decorator_list:
+            continue
+        if m.args.vararg or m.args.kwarg or len(m.body) != 1:
+            continue
+        stmt = m.body[0]
+        if isinstance(stmt, (ast.Return, ast.Expr)) and stmt.value is not None:
+            found[m.name] = stmt.value
+        elif _self_assign(stmt) or (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                                    and isinstance(stmt.targets[0], ast.Name)):
+            found[m.name] = stmt.value  # type: ignore[attr-defined]
+    return found
+
+
+def _constructor(node: ast.expr, tree: ast.Module, cls: ast.ClassDef) -> ast.Call | None:
+    """`C(...)` itself, or the `C(...)` a once-bound module-level name holds."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == cls.name:
+        return node
+    if isinstance(node, ast.Name) and _bindings(tree)[node.id] == 1:
         for stmt in tree.body:
             if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                    and getattr(stmt.targets[0], "id", None) == func.id and isinstance(stmt.value, ast.Call)
-                    and getattr(stmt.value.func, "id", None) == name):
-                return stmt.value
+                    and getattr(stmt.targets[0], "id", None) == node.id):
+                return _constructor(stmt.value, tree, cls) if isinstance(stmt.value, ast.Call) else None
     return None
+
+
+def _site(node: ast.AST, tree: ast.Module, cls: ast.ClassDef) -> tuple[ast.Call, str] | None:
+    """(constructor call, method name) for `obj(x)` (forward) or `obj.method(x)`."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        ctor = _constructor(func.value, tree, cls)
+        return (ctor, func.attr) if ctor and func.attr in _methods(cls) else None
+    ctor = _constructor(func, tree, cls)
+    return (ctor, "forward") if ctor and "forward" in _methods(cls) else None
 
 
 def _inliner(name: str):
     def fn(tree: ast.Module) -> None:
         cls = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == name), None)
-        parts = _parts(cls) if cls else None
-        if parts is None:
-            return
-        _Inline(tree, name, *parts).visit(tree)
+        if cls is not None and _init_attrs_ok(cls):
+            _Inline(tree, cls).visit(tree)
     return fn
 
 
 class _Inline(ast.NodeTransformer):
-    def __init__(self, tree: ast.Module, name: str, init: ast.FunctionDef, forward: ast.FunctionDef) -> None:
-        self.tree, self.name, self.init, self.forward = tree, name, init, forward
+    def __init__(self, tree: ast.Module, cls: ast.ClassDef) -> None:
+        self.tree, self.cls = tree, cls
+        self.methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        ctor = _site(node, self.tree, self.name)
-        if ctor is None:
+        site = _site(node, self.tree, self.cls)
+        if site is None:
             return node
-        init_args = _bind(self.init, ctor.args, ctor.keywords)
-        fwd_args = _bind(self.forward, node.args, [])
-        if init_args is None or fwd_args is None:
+        ctor, method = site
+        init = _init(self.cls)
+        init_args = _bind(init, ctor.args, ctor.keywords) if init else {}
+        call_args = _bind(self.methods[method], node.args, [])
+        if init_args is None or call_args is None:
             return node
-        attrs = {}
-        for stmt in self.init.body:
-            if isinstance(stmt, ast.Assign):
-                attrs[stmt.targets[0].attr] = _Substitute(init_args, {}).visit(copy.deepcopy(stmt.value))  # type: ignore[attr-defined]
-        expr = copy.deepcopy(self.forward.body[0].value)  # type: ignore[attr-defined]
-        return _Substitute(fwd_args, attrs).visit(expr)
+        attrs = {s.targets[0].attr: _Substitute(init_args, {}).visit(copy.deepcopy(s.value))  # type: ignore[attr-defined]
+                 for s in (init.body if init else []) if isinstance(s, ast.Assign)}
+        return _Substitute(call_args, attrs).visit(copy.deepcopy(_methods(self.cls)[method]))
 
 
 def _bind(func: ast.FunctionDef, args: list[ast.expr], keywords: list[ast.keyword]) -> dict[str, ast.expr] | None:
@@ -100,6 +126,8 @@ def _bind(func: ast.FunctionDef, args: list[ast.expr], keywords: list[ast.keywor
 
 
 class _Substitute(ast.NodeTransformer):
+    """Parameters become arguments and `self.attr` becomes what __init__ stored."""
+
     def __init__(self, names: dict[str, ast.expr], attrs: dict[str, ast.expr]) -> None:
         self.names, self.attrs = names, attrs
 

@@ -38,32 +38,83 @@ def _root(node: ast.expr) -> ast.Name | None:
     return node if isinstance(node, ast.Name) else None
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _scope_nodes(scope: ast.AST):
+    """Nodes of one scope, not descending into nested functions, lambdas or classes."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _scopes(tree: ast.Module) -> list[ast.AST]:
+    return [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
 def copy_edits(code: str) -> list[Edit]:
-    """`a = b` (or a single-use `a = expr`) is dropped and its value written where `a` is read."""
+    """`a = b` (or a single-use `a = expr`) is dropped and its value written where `a` is read.
+
+    Counted per scope, so the same local name in two functions does not block either.
+    """
     tree = ast.parse(code)
-    binds = _bindings(tree)
-    uses = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
     parents = _parents(tree)
+    classes = {s.name for s in tree.body if isinstance(s, ast.ClassDef)}
     edits = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)):
-            continue
-        name = node.targets[0].id
-        if binds[name] != 1 or uses[name] == 0:
-            continue
-        root = _root(node.value)
-        simple = isinstance(node.value, ast.Constant) or (
-            root is not None and binds[root.id] <= 1 and isinstance(node.value, (ast.Name, ast.Attribute)))
-        if simple or (uses[name] == 1 and _single_use_ok(tree, parents, node, name)):
-            edits.append(Edit(GLOBAL, f"propagate {ast.unparse(node)}", _propagator(ast.unparse(node))))
+    for scope in _scopes(tree):
+        nodes = list(_scope_nodes(scope))
+        binds = _bindings_in(nodes)
+        uses = Counter(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        nested = set().union(*(_free_names(inner) for inner in nodes if isinstance(inner, _SCOPES)))
+        for node in nodes:
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)):
+                continue
+            name = node.targets[0].id
+            if binds[name] != 1 or uses[name] == 0 or name in nested:
+                continue
+            root = _root(node.value)
+            simple = isinstance(node.value, ast.Constant) or (
+                root is not None and binds[root.id] <= 1 and root.id not in nested
+                and isinstance(node.value, (ast.Name, ast.Attribute)))
+            if simple or (uses[name] == 1 and not _holder_like(node.value, classes)
+                          and _single_use_ok(nodes, parents, node, name)):
+                where = getattr(scope, "name", "<module>")
+                edits.append(Edit(GLOBAL, f"propagate {ast.unparse(node)} in {where}",
+                                  _propagator(where, ast.unparse(node))))
     return edits
 
 
-def _single_use_ok(tree: ast.AST, parents: dict[int, ast.AST], assign: ast.Assign, name: str) -> bool:
+def _holder_like(value: ast.expr, classes: set[str]) -> bool:
+    """Values the holder pass unfolds better than copy propagation would inline them."""
+    if isinstance(value, ast.Dict):
+        return True
+    func = value.func if isinstance(value, ast.Call) else None
+    return getattr(func, "attr", "") == "parse_args"
+
+
+def _bindings_in(nodes: list[ast.AST]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for node in nodes:
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            counts[node.id] += 1
+        elif isinstance(node, ast.arg):
+            counts[node.arg] += 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[node.name] += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            counts.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            counts.update({n: 99 for n in node.names})
+    return counts
+
+
+def _single_use_ok(nodes: list[ast.AST], parents: dict[int, ast.AST], assign: ast.Assign, name: str) -> bool:
     """The one read is later in the same body and not inside a loop, function or comprehension."""
-    use = next(n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name
-               and isinstance(n.ctx, ast.Load))
+    use = next(n for n in nodes if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load))
     owner = parents.get(id(assign))
     node: ast.AST = use
     while True:
@@ -75,15 +126,23 @@ def _single_use_ok(tree: ast.AST, parents: dict[int, ast.AST], assign: ast.Assig
         node = parent
 
 
-def _propagator(source: str):
+def _free_names(scope: ast.AST) -> set[str]:
+    """Names a nested function, lambda or class reads without binding them itself."""
+    nodes = list(ast.walk(scope))
+    bound = set(_bindings_in(nodes)) - {getattr(scope, "name", "")}
+    return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
+
+
+def _propagator(where: str, source: str):
     def fn(tree: ast.Module) -> None:
-        target = next((n for n in ast.walk(tree) if isinstance(n, ast.Assign)
-                       and ast.unparse(n) == source), None)
+        scope, target = next(((sc, n) for sc in _scopes(tree) if getattr(sc, "name", "<module>") == where
+                              for n in _scope_nodes(sc)
+                              if isinstance(n, ast.Assign) and ast.unparse(n) == source), (None, None))
         if target is None:
             return
         name = target.targets[0].id  # type: ignore[attr-defined]
         value = target.value
-        for node in ast.walk(tree):
+        for node in list(_scope_nodes(scope)):
             for field, old in ast.iter_fields(node):
                 if isinstance(old, list):
                     for i, item in enumerate(old):
@@ -189,3 +248,33 @@ def simplify_edits(code: str) -> list[Edit]:
         if probe.changed:
             edits.append(Edit(GLOBAL, f"simplify {kind}", lambda tree, k=kind: _Simplify(k).visit(tree)))
     return edits
+
+
+def zero_edits(code: str) -> list[Edit]:
+    """Per statement, integer call arguments set to 0 or to 1 (a buffer of capacity 0 fails at once)."""
+    from issuetriage.scrub.astedit import bodies
+    from issuetriage.scrub.transforms import replace_node
+
+    edits = []
+    for k, block in enumerate(bodies(ast.parse(code))):
+        for j, stmt in enumerate(block):
+            if isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While, ast.If, ast.With, ast.Try)):
+                continue
+            if not _int_args(stmt):
+                continue
+            for value in (0, 1):
+                def fn(tree: ast.Module, k: int = k, j: int = j, value: int = value) -> None:
+                    target = bodies(tree)[k][j]
+                    for const in _int_args(target):
+                        replace_node(target, const, ast.Constant(value))
+                edits.append(Edit((k, j, value), f"ints to {value} in {ast.unparse(stmt)}", fn, (k, j)))
+    return edits
+
+
+def _int_args(stmt: ast.stmt) -> list[ast.Constant]:
+    found = []
+    for call in (n for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(arg, ast.Constant) and type(arg.value) is int and arg.value > 1:
+                found.append(arg)
+    return found

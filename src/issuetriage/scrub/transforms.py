@@ -24,6 +24,7 @@ class Edit:
     key: Address
     label: str
     fn: Callable[[ast.Module], None]
+    group: tuple = ()  # edits sharing a non-empty group are alternatives: keep one
 
 
 def apply_edits(code: str, edits: list[Edit]) -> str:
@@ -93,25 +94,76 @@ def unwrap_edits(code: str) -> list[Edit]:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If,
                                  ast.For, ast.While, ast.With, ast.Try)):
                 continue
-            calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
-            for i, call in enumerate(calls):
-                if len(call.args) == 1 and not isinstance(call.args[0], ast.Starred):
-                    label = f"unwrap {ast.unparse(call)} in {ast.unparse(stmt)}"
-                    edits.append(Edit((k, j, i), label, _unwrapper(k, j, i)))
+            wrappers = [n for n in ast.walk(stmt) if isinstance(n, (ast.Call, ast.IfExp, ast.BoolOp))]
+            for i, node in enumerate(wrappers):
+                for choice, inner in enumerate(_inner_options(node)):
+                    label = f"unwrap {ast.unparse(node)} to {ast.unparse(inner)} in {ast.unparse(stmt)}"
+                    edits.append(Edit((k, j, i, choice), label, _unwrapper(k, j, i, choice), (k, j, i)))
     return edits
 
 
-def _unwrapper(k: int, j: int, i: int) -> Callable[[ast.Module], None]:
+def _inner_options(node: ast.expr) -> list[ast.expr]:
+    """What a wrapper expression may shrink to: a call's only argument, either branch of an `if`."""
+    if isinstance(node, ast.Call):
+        return [node.args[0]] if len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) else []
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.orelse]
+    return list(node.values) if isinstance(node, ast.BoolOp) else []
+
+
+def _unwrapper(k: int, j: int, i: int, choice: int) -> Callable[[ast.Module], None]:
     def fn(tree: ast.Module) -> None:
         stmt = bodies(tree)[k][j]
-        calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
-        target = calls[i]
-        for node in ast.walk(stmt):
-            for field, value in ast.iter_fields(node):
-                if value is target:
-                    setattr(node, field, target.args[0])
-                elif isinstance(value, list) and any(v is target for v in value):
-                    value[[id(v) for v in value].index(id(target))] = target.args[0]
+        wrappers = [n for n in ast.walk(stmt) if isinstance(n, (ast.Call, ast.IfExp, ast.BoolOp))]
+        replace_node(stmt, wrappers[i], _inner_options(wrappers[i])[choice])
+    return fn
+
+
+def replace_node(root: ast.AST, target: ast.AST, new: ast.AST) -> None:
+    """Put `new` where `target` is inside `root`."""
+    for node in ast.walk(root):
+        for field, value in ast.iter_fields(node):
+            if value is target:
+                setattr(node, field, new)
+            elif isinstance(value, list) and any(v is target for v in value):
+                value[[id(v) for v in value].index(id(target))] = new
+
+
+_LITERALS = ("0", "[]", "''", "None")
+
+
+def literal_edits(code: str, lines: tuple[int, ...]) -> list[Edit]:
+    """At the statements the traceback passes through, try trivial literals for call arguments.
+
+    `percentile(values, 99)` → `percentile([], 99)`: the data-building code above then dies.
+    """
+    edits = []
+    tree = parse(code)
+    for k, block in enumerate(bodies(tree)):
+        for j, stmt in enumerate(block):
+            if isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While, ast.If, ast.With, ast.Try)):
+                continue
+            if not any(stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) for line in lines):
+                continue
+            calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+            for i, call in enumerate(calls):
+                args = [a for a in call.args if not isinstance(a, ast.Starred)] + [kw.value for kw in call.keywords]
+                for a, arg in enumerate(args):
+                    if isinstance(arg, ast.Constant) or ast.unparse(arg) in _LITERALS:
+                        continue
+                    for n, literal in enumerate(_LITERALS):
+                        label = f"literal {literal} for {ast.unparse(arg)} in {ast.unparse(stmt)}"
+                        edits.append(Edit((k, j, i, a, n), label, _literal_setter(k, j, i, a, literal),
+                                          (k, j, i, a)))
+    return edits
+
+
+def _literal_setter(k: int, j: int, i: int, a: int, literal: str) -> Callable[[ast.Module], None]:
+    def fn(tree: ast.Module) -> None:
+        stmt = bodies(tree)[k][j]
+        call = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)][i]
+        args = [x for x in call.args if not isinstance(x, ast.Starred)] + [kw.value for kw in call.keywords]
+        replace_node(call, args[a], ast.parse(literal, mode="eval").body)
     return fn
 
 
