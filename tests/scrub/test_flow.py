@@ -91,3 +91,19 @@ def test_cli_rejects_unknown_allow_rule_and_missing_adapter(tmp_path):
     assert isinstance(bad.exception, UserError) and "nonsense" in str(bad.exception)
     ref = _cli(["scrub", "--issue", "pytorch/pytorch#1"])
     assert isinstance(ref.exception, UserError) and "GitHub adapter" in str(ref.exception)
+
+
+def test_named_gpu_without_cuda_in_the_script_still_runs(tmp_path):
+    lib = fake_library(tmp_path, "1.0")
+    issue = make_issue("Seen on an A100 box.\n" + block(REPRO) + block(TRACE, ""))
+    report = scrub(issue, Options(interpreters=(lib,), isolation=None, minimize=False, runs=1))
+    assert report.ran and report.outcome is Outcome.SAME_ERROR
+    cuda = make_issue("Seen on an A100 box.\n" + block("import torch\nx = torch.ones(2).cuda()\n"))
+    stopped = scrub(cuda, Options(isolation=None))
+    assert not stopped.ran and stopped.stop.label == "module: cuda"
+
+
+def test_markdown_comment_for_a_blocked_script_names_the_rule(tmp_path):
+    report = scrub(_issue("import pickle\nobj = pickle.loads(b'')\n"), Options(isolation=None))
+    comment = to_markdown(report)
+    assert "Did not run" in comment and "deserialization" in comment

@@ -78,7 +78,7 @@ def scrub(issue: Issue, options: Options = Options(), runner: Runner | None = No
     """Review, re-run, bisect and minimize an issue's reproduction; never runs unsafe code."""
     runner = runner or sandbox_runner(options.isolation)
     report = ScrubReport(issue.ref)
-    stop = screen(issue, None, options.have_gpu)
+    stop = screen(issue, "", options.have_gpu)  # no script yet: hardware needs are judged later
     picked = pick_repro(issue) if stop is None else stop
     if isinstance(picked, Stop):
         return replace(report, stop=picked)

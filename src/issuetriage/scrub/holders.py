@@ -6,14 +6,14 @@ from __future__ import annotations
 import ast
 import copy
 
-from issuetriage.scrub.rewrite import _bindings
+from issuetriage.scrub.rewrite import bindings
 from issuetriage.scrub.transforms import GLOBAL, Edit
 
 
 def holder_edits(code: str) -> list[Edit]:
     """One edit per dict or instance whose every read is a constant key or a known attribute."""
     tree = ast.parse(code)
-    binds = _bindings(tree)
+    binds = bindings(tree)
     classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
     edits = []
     for stmt in tree.body:

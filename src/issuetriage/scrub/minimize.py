@@ -205,9 +205,9 @@ _ROUND: tuple[Callable[[_State], None], ...] = (
     _edits("unfold config holders", holders.holder_edits),
     _edits("inline wrapper modules", modules.module_edits),
     _edits("propagate copies", rewrite.copy_edits),
-    _edits("unwrap calls", transforms.unwrap_edits),
+    _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
+    _edits("unwrap calls", transforms.unwrap_edits, traced=True),
     _edits("zero sizes", rewrite.zero_edits),
     _edits("trivial arguments at the failing call", transforms.literal_edits, traced=True),
     _prune,
-    _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
 )

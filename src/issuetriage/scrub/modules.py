@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from issuetriage.scrub.rewrite import _bindings
+from issuetriage.scrub.rewrite import bindings
 from issuetriage.scrub.transforms import GLOBAL, Edit
 
 
@@ -67,7 +67,7 @@ def _constructor(node: ast.expr, tree: ast.Module, cls: ast.ClassDef) -> ast.Cal
     """`C(...)` itself, or the `C(...)` a once-bound module-level name holds."""
     if isinstance(node, ast.Call) and getattr(node.func, "id", None) == cls.name:
         return node
-    if isinstance(node, ast.Name) and _bindings(tree)[node.id] == 1:
+    if isinstance(node, ast.Name) and bindings(tree)[node.id] == 1:
         for stmt in tree.body:
             if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                     and getattr(stmt.targets[0], "id", None) == node.id):

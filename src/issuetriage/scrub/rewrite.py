@@ -12,7 +12,8 @@ _REPEATING = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFuncti
               ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.ClassDef)
 
 
-def _bindings(tree: ast.AST) -> Counter[str]:
+def bindings(tree: ast.AST) -> Counter[str]:
+    """How often each name is bound anywhere in the tree (assignments, parameters, imports)."""
     counts: Counter[str] = Counter()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):

@@ -83,16 +83,17 @@ def _first_item(iterable: ast.expr) -> ast.expr:
     return ast.Call(ast.Name("next", ast.Load()), [inner], [])
 
 
-def unwrap_edits(code: str) -> list[Edit]:
-    """Replace a call by its only positional argument (`head(block(x))` → `head(x)`).
-
-    This is the "simpler ops" pass: it cuts wrapper layers, letting their definitions go.
+def unwrap_edits(code: str, lines: tuple[int, ...]) -> list[Edit]:
+    """On the traceback's statements, replace a wrapper by what it wraps (`head(block(x))` →
+    `head(x)`, `x.to(device)` → `x`, `a if c else b` → `a`): the "simpler ops" pass.
     """
     edits = []
     for k, block in enumerate(bodies(parse(code))):
         for j, stmt in enumerate(block):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If,
                                  ast.For, ast.While, ast.With, ast.Try)):
+                continue
+            if not any(stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) for line in lines):
                 continue
             wrappers = [n for n in ast.walk(stmt) if isinstance(n, (ast.Call, ast.IfExp, ast.BoolOp))]
             for i, node in enumerate(wrappers):
@@ -105,7 +106,10 @@ def unwrap_edits(code: str) -> list[Edit]:
 def _inner_options(node: ast.expr) -> list[ast.expr]:
     """What a wrapper expression may shrink to: a call's only argument, either branch of an `if`."""
     if isinstance(node, ast.Call):
-        return [node.args[0]] if len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) else []
+        options = [node.args[0]] if len(node.args) == 1 and not isinstance(node.args[0], ast.Starred) else []
+        if isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, ast.Name):
+            options.append(node.func.value)  # x.to(device) → x
+        return options
     if isinstance(node, ast.IfExp):
         return [node.body, node.orelse]
     return list(node.values) if isinstance(node, ast.BoolOp) else []
