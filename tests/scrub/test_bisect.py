@@ -50,3 +50,17 @@ def test_bisect_over_real_interpreters():
     if interps[0].label.startswith("python-3.11"):
         assert result.first_changed.startswith("python-3.12")
         assert dict(result.outcomes)[interps[0].label] == Outcome.SAME_ERROR
+
+
+def test_conda_envs_named_like_pytorch_versions_are_found_in_version_order(tmp_path):
+    for name in ("pytorch-2.10", "pytorch-2.8", "other-env", "pytorch-2.9"):
+        (tmp_path / name / "bin").mkdir(parents=True)
+        (tmp_path / name / "bin" / "python").symlink_to(sys.executable)
+    from issuetriage.scrub.bisect import conda_interpreters
+
+    assert [i.label for i in conda_interpreters([str(tmp_path)])] == ["pytorch-2.8", "pytorch-2.9", "pytorch-2.10"]
+
+
+def test_label_equals_path_spec_keeps_the_label():
+    (interp,) = parse_interpreters([f"mylib-3.1={sys.executable}"])
+    assert interp.label == "mylib-3.1" and str(interp.python) == sys.executable

@@ -16,7 +16,7 @@ from pathlib import Path
 from issuetriage.models import Issue
 from issuetriage.scrub import astedit
 from issuetriage.scrub.actionable import screen
-from issuetriage.scrub.bisect import bisect
+from issuetriage.scrub.bisect import bisect, probe_label
 from issuetriage.scrub.expected import add_wrong_result_assertion, expected_from_text, parse_failure, distinctive
 from issuetriage.scrub.minimize import minimize
 from issuetriage.scrub.model import (BisectResult, Expected, Finding, Interpreter, Limits,
@@ -67,7 +67,8 @@ class ScrubReport:
 
 
 def default_interpreter() -> Interpreter:
-    return Interpreter(f"python-{sys.version.split()[0]}", Path(sys.executable))
+    """The running Python, labelled by its torch version when it has torch."""
+    return Interpreter(probe_label(Path(sys.executable)), Path(sys.executable))
 
 
 def sandbox_runner(isolation: str | None) -> Runner:
