@@ -134,7 +134,7 @@ def _dead(stmt: ast.stmt, used: set[str], top: bool) -> bool:
             stmt.names = [a for a, n in zip(stmt.names, names) if n in used]  # drop unused aliases
             return False
         return all(n not in used for n in names) and not _side_effect_import(stmt)
-    if (top and isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)
+    if (isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)
             and not any(isinstance(n, (ast.Call, ast.Await, ast.Yield)) for n in ast.walk(stmt.value))):
         return all(t.id not in used for t in stmt.targets)  # type: ignore[attr-defined]
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

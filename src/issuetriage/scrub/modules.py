@@ -84,7 +84,9 @@ def _site(node: ast.AST, tree: ast.Module, cls: ast.ClassDef) -> tuple[ast.Call,
         ctor = _constructor(func.value, tree, cls)
         return (ctor, func.attr) if ctor and func.attr in _methods(cls) else None
     ctor = _constructor(func, tree, cls)
-    return (ctor, "forward") if ctor and "forward" in _methods(cls) else None
+    methods = _methods(cls)
+    called = "forward" if "forward" in methods else "__call__"
+    return (ctor, called) if ctor and called in methods else None
 
 
 def _inliner(name: str):

@@ -62,7 +62,7 @@ def _flatteners(stmt: ast.stmt) -> list[tuple[str, Callable[[ast.stmt], list[ast
         out = [("then", lambda s: s.body)]
         return out + ([("else", lambda s: s.orelse)] if stmt.orelse else [])
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
-        return [("loop", lambda s: [_assign(s.target, _first_item(s.iter))] + s.body)]
+        return [("loop", lambda s: _unpack(s.target, _first_item(s.iter)) + s.body)]
     if isinstance(stmt, ast.While):
         return [("loop", lambda s: s.body)]
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -71,6 +71,14 @@ def _flatteners(stmt: ast.stmt) -> list[tuple[str, Callable[[ast.stmt], list[ast
     if isinstance(stmt, ast.Try):
         return [("try", lambda s: s.body)]
     return []
+
+
+def _unpack(target: ast.expr, value: ast.expr) -> list[ast.stmt]:
+    """`a, b = (x, y)` written as `a = x` and `b = y`, so each can be propagated or dropped."""
+    if (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
+            and len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts)):
+        return [s for t, v in zip(target.elts, value.elts) for s in _unpack(t, v)]
+    return [_assign(target, value)]
 
 
 def _first_item(iterable: ast.expr) -> ast.expr:
