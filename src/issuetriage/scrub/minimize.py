@@ -9,6 +9,7 @@ backend and sizes. Stop below `target` non-import lines or after two rounds with
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -123,8 +124,10 @@ def _delete(state: _State) -> None:
 
 
 def _reduce_body(state: _State, k: int) -> None:
-    block = astedit.bodies(ast.parse(state.code))[k]
-    cand = [j for j in range(len(block)) if _key(block, j) not in state.needed]
+    tree = ast.parse(state.code)
+    block = astedit.bodies(tree)[k]
+    reads = _reads(tree)
+    cand = [j for j in range(len(block)) if _key(block, j, reads) not in state.needed]
     chunks_n = 1
     while cand:
         size = len(cand)
@@ -143,8 +146,9 @@ def _reduce_body(state: _State, k: int) -> None:
             chunks_n = max(1, min(chunks_n, len(cand)))
             continue
         if chunks_n >= len(cand):
-            block = astedit.bodies(ast.parse(state.code))[k]
-            state.needed.update(_key(block, j) for j in cand)
+            tree = ast.parse(state.code)
+            block, reads = astedit.bodies(tree)[k], _reads(tree)
+            state.needed.update(_key(block, j, reads) for j in cand)
             return
         chunks_n = min(len(cand), chunks_n * 2)
 
@@ -160,10 +164,19 @@ def _one_per_group(edits: list[Edit]) -> list[Edit]:
     return kept
 
 
-def _key(block: list[ast.stmt], j: int) -> str:
-    """A statement's identity across rounds: its text and its predecessor's (copies differ)."""
+def _reads(tree: ast.AST) -> Counter[str]:
+    """How often each name or attribute is read: a statement is retried when its readers change."""
+    return Counter(n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(tree)
+                   if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load))
+
+
+def _key(block: list[ast.stmt], j: int, reads: Counter[str]) -> str:
+    """A statement's identity across rounds: its text, its predecessor's (copies differ) and how
+    often what it binds is read (a rewrite that removes a reader makes it worth retrying)."""
     before = ast.unparse(block[j - 1]) if j else ""
-    return f"{before}\n--\n{ast.unparse(block[j])}"
+    stores = sorted(astedit.binds(block[j]) | {n.attr for n in ast.walk(block[j])
+                                                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)})
+    return f"{before}\n--\n{ast.unparse(block[j])}\n--\n{[(n, reads[n]) for n in stores]}"
 
 
 def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False) -> Callable[[_State], None]:
@@ -208,6 +221,7 @@ _ROUND: tuple[Callable[[_State], None], ...] = (
     _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
     _edits("unwrap calls", transforms.unwrap_edits, traced=True),
     _edits("zero sizes", rewrite.zero_edits),
-    _edits("trivial arguments at the failing call", transforms.literal_edits, traced=True),
+    _edits("trivial arguments at the failing call", lambda code, lines: transforms.literal_edits(code, lines[-1:]),
+           traced=True),
     _prune,
 )

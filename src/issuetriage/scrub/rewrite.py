@@ -252,12 +252,17 @@ def simplify_edits(code: str) -> list[Edit]:
 
 
 def zero_edits(code: str) -> list[Edit]:
-    """Per statement, integer call arguments set to 0 or to 1 (a buffer of capacity 0 fails at once)."""
+    """Per setup statement, integer call arguments set to 0 or 1 (capacity 0 fails at once)."""
     from issuetriage.scrub.astedit import bodies
     from issuetriage.scrub.transforms import replace_node
 
     edits = []
-    for k, block in enumerate(bodies(ast.parse(code))):
+    tree = ast.parse(code)
+    setup = [tree.body] + [m.body for c in tree.body if isinstance(c, ast.ClassDef)
+                           for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"]
+    for k, block in enumerate(bodies(tree)):
+        if not any(block is b for b in setup):
+            continue  # sizes live at module level and in constructors
         for j, stmt in enumerate(block):
             if isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While, ast.If, ast.With, ast.Try)):
                 continue
