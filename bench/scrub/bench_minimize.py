@@ -86,7 +86,7 @@ def run_ours(case: Path, spec: dict, workers: int, target: int) -> dict:
     code = result.code if result else case.read_text()
     assert oracle.interesting(code, spec), f"our result for {case.name} is not interesting"
     return {"lines": count_lines(code), "calls": judge.calls, "seconds": round(took, 1), "capped": False,
-            "code": code}
+            "code": code, "calls_by_pass": dict(result.calls_by_pass) if result else {}}
 
 
 def run_competitor(argv: list[str], spec: dict, cap: float, cwd: Path) -> dict:

@@ -28,6 +28,7 @@ class _State:
     needed: set[str] = field(default_factory=set)  # statements whose deletion failed alone
     failed: set[str] = field(default_factory=set)  # edit labels that failed
     passes: list[str] = field(default_factory=list)
+    spent: dict[str, int] = field(default_factory=dict)  # oracle calls per pass
 
     def test_all(self, candidates: list[str]) -> list[bool]:
         return list(self.pool.map(self.oracle, candidates))
@@ -52,12 +53,15 @@ def minimize(code: str, oracle: Oracle, target: int = 20, workers: int = 3,
             rounds += 1
             before = astedit.count_lines(state.code)
             for step in _ROUND:
+                before_calls = oracle.calls
                 step(state)
+                name = getattr(step, "pass_name", step.__name__.strip("_"))
+                state.spent[name] = state.spent.get(name, 0) + oracle.calls - before_calls
             stale = 0 if astedit.count_lines(state.code) < before else stale + 1
             if astedit.count_lines(state.code, skip_imports=True) < target:
                 break
     return MinimizeResult(state.code, astedit.count_lines(state.code), oracle.calls, rounds,
-                          tuple(state.passes))
+                          tuple(state.passes), tuple(state.spent.items()))
 
 
 def _truncate(state: _State) -> None:
@@ -128,6 +132,10 @@ def _reduce_body(state: _State, k: int) -> None:
     block = astedit.bodies(tree)[k]
     reads = _reads(tree)
     cand = [j for j in range(len(block)) if _key(block, j, reads) not in state.needed]
+    likely = _on_failure_path(state, tree, block)
+    if likely:  # statements the failing one needs by name are kept without testing them
+        state.needed.update(_key(block, j, reads) for j in likely)
+        cand = [j for j in cand if j not in likely]
     chunks_n = 1
     while cand:
         size = len(cand)
@@ -151,6 +159,43 @@ def _reduce_body(state: _State, k: int) -> None:
             state.needed.update(_key(block, j, reads) for j in cand)
             return
         chunks_n = min(len(cand), chunks_n * 2)
+
+
+def _on_failure_path(state: _State, tree: ast.Module, block: list[ast.stmt]) -> set[int]:
+    """In a body the traceback passes through: the failing statement and, backwards, every
+    statement that binds a name it (transitively) reads. Empty for other bodies."""
+    failure = state.oracle.failure_of(state.code)
+    lines = failure.script_lines if failure else ()
+    seeds = [j for j, stmt in enumerate(block)
+             if any(stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) for line in lines)]
+    if not seeds:
+        return set()
+    modules = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
+               if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    keep = {seeds[-1]}
+    needed = _uses(block[seeds[-1]])
+    for j in range(seeds[-1] - 1, -1, -1):
+        bound = astedit.binds(block[j]) - (modules if not isinstance(block[j], (ast.Import, ast.ImportFrom)) else set())
+        if bound & needed:
+            keep.add(j)
+            needed = (needed - _assigned(block[j])) | _uses(block[j])
+    return keep
+
+
+def _assigned(stmt: ast.stmt) -> set[str]:
+    """Names a statement (re)binds outright: assignment and loop targets, not mutations."""
+    found = set()
+    for node in ast.walk(stmt):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.For, ast.AnnAssign)) else [])
+        for target in targets:
+            found |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return found
+
+
+def _uses(stmt: ast.stmt) -> set[str]:
+    """Names read before the statement binds them itself (roughly: reads minus own bindings)."""
+    return astedit.loads(stmt) - _assigned(stmt)
 
 
 def _one_per_group(edits: list[Edit]) -> list[Edit]:
@@ -207,7 +252,7 @@ def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False) -> 
             applied = good if merged == apply_edits(state.code, good) else good[:1]
             detail = "; ".join(e.label for e in applied) if name.startswith("simplify") else name
             state.accept(merged, detail)
-            state.needed.clear()  # a rewrite can free statements a deletion once needed
+    run.pass_name = name  # type: ignore[attr-defined]
     return run
 
 

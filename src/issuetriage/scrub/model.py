@@ -119,3 +119,4 @@ class MinimizeResult:
     oracle_calls: int
     rounds: int
     passes: tuple[str, ...] = field(default=())
+    calls_by_pass: tuple[tuple[str, int], ...] = field(default=())
