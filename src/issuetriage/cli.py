@@ -8,8 +8,12 @@ from __future__ import annotations
 import importlib
 import sys
 
-import click
 import typer
+
+try:  # typer >= 0.29 vendors its own click; older releases use the click package
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - depends on the installed typer
+    import click.exceptions as click_exceptions  # type: ignore[no-redef]
 
 from issuetriage.errors import TriageError
 
@@ -23,6 +27,10 @@ app = typer.Typer(
 
 COMMAND_MODULES = (
     "issuetriage.commands.engine",
+    "issuetriage.commands.profile",
+    "issuetriage.commands.llm",
+    "issuetriage.commands.github",
+    "issuetriage.commands.learn",
     "issuetriage.commands.scrub",
 )
 
@@ -43,14 +51,20 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning our errors into one line and exit code 2."""
     _register()
     try:
-        app(args=argv, standalone_mode=False)
+        # standalone_mode=False returns a command's typer.Exit code instead of raising it
+        code = app(args=argv, standalone_mode=False)
+        if isinstance(code, int) and code:
+            raise SystemExit(code)
     except TriageError as exc:
         fail(str(exc), exc.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         fail("aborted", 130)
-    except click.ClickException as exc:
+    except click_exceptions.NoArgsIsHelpError as exc:
+        typer.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        raise SystemExit(0) from None
+    except click_exceptions.ClickException as exc:
         fail(exc.format_message(), exc.exit_code)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         raise SystemExit(exc.exit_code) from None
     except KeyboardInterrupt:
         fail("interrupted", 130)

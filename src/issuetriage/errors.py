@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class TriageError(Exception):
     """Base class: anything issuetriage reports to a user as a clean one-line error."""
@@ -47,3 +52,16 @@ class ModelError(TriageError):
 
 class LLMError(TriageError):
     """An LLM provider failed or answered outside the schema after its retry."""
+
+
+def first_problem(exc: ValidationError, top: str = "(top level)") -> str:
+    """`key.path: what is wrong` for the first error pydantic found: one line for a user."""
+    first = exc.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or top
+    if first["type"] == "extra_forbidden":
+        kind = "unknown key"
+    elif first["type"] == "missing":
+        kind = "missing"
+    else:
+        kind = first["msg"]
+    return f"{key}: {kind}"

@@ -67,9 +67,9 @@ class Judgment(BaseModel):
     cost_usd: float = 0.0
 
     def confident(self, threshold: float) -> tuple[LabelScore, ...]:
-        """Labels at or above `threshold`, best first."""
+        """Labels at or above `threshold`, best first (ties by name, so plans are deterministic)."""
         return tuple(sorted((s for s in self.labels if s.confidence >= threshold),
-                            key=lambda s: -s.confidence))
+                            key=lambda s: (-s.confidence, s.name)))
 
     def score(self, name: str) -> float:
         """Confidence for one label (0 when not proposed)."""

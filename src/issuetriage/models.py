@@ -88,7 +88,7 @@ class Issue(_Frozen):
             data["created_at"] = data["created"]
         if "is_pull_request" not in data and "pull_request" in data:
             data["is_pull_request"] = data["pull_request"] is not None
-        if data.get("body") is None and "title" in data:
+        if "body" in data and data["body"] is None:
             data["body"] = ""
         if "repo" not in data and isinstance(data.get("repository_url"), str):
             data["repo"] = "/".join(data["repository_url"].rstrip("/").split("/")[-2:])

@@ -10,11 +10,11 @@ import re
 import tomllib
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from issuetriage.errors import ConfigError
+from issuetriage.errors import ConfigError, first_problem
 
 PROFILES_DIR = Path(__file__).parent / "profiles"
 TEMPLATE_MARKER = "<!-- issuetriage:template={name} -->"
@@ -64,7 +64,7 @@ class Forbidden(_Strict):
     exact: tuple[str, ...] = ()
 
     def reason(self, label: str) -> str | None:
-        """Why `label` is forbidden, or None when it is allowed."""
+        """Why `label` is forbidden, or None when it is allowed (case-insensitive)."""
         low = label.lower()
         for prefix in self.prefixes:
             if low.startswith(prefix.lower()):
@@ -72,7 +72,7 @@ class Forbidden(_Strict):
         for part in self.contains:
             if part.lower() in low:
                 return f"forbidden substring {part!r}"
-        if low in {e.lower() for e in self.exact}:
+        if any(low == e.lower() for e in self.exact):
             return "reserved for humans"
         return None
 
@@ -108,7 +108,7 @@ class PT2Queue(Route):
     label: str
     cpu_label: str
     fallback_module: str
-    distributed_label: str = ""
+    co_routes: tuple[str, ...] = ()
     helion_label: str = ""
 
 
@@ -132,6 +132,7 @@ class Rules(_Strict):
     """Keyword and pattern lists the heuristic steps read; each list is one question."""
 
     question: Route = Route()
+    question_marker: Route = Route()
     bug: Route = Route()
     feature: Route = Route()
     expected_behavior: Route = Route()
@@ -140,9 +141,12 @@ class Rules(_Strict):
     hub_patterns: tuple[str, ...] = ()
     missing_repro: dict[str, Route] = {}
     edge_case: Route = Route()
+    edge_case_root_causes: tuple[str, ...] = ()
     fuzzer: Route = Route()
     escalate: dict[str, Route] = {}
     commonly_missed: dict[str, Route] = {}
+    pt2_modules: dict[str, Route] = {}
+    pt2_cpu_only: Route = Route()
 
 
 class BotLabels(_Strict):
@@ -150,6 +154,7 @@ class BotLabels(_Strict):
     triaged: str = "triaged"
     triage_review: str = "triage review"
     release_triage: str = "release triage"
+    blocked: str = "bot-triage-blocked"
     high_priority: str = "high priority"
     edge_cases: str = "module: edge cases"
     fuzzer: str = "topic: fuzzer"
@@ -206,10 +211,7 @@ def _load_file(path: Path, model: type[M]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        kind = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-        raise ConfigError(f"{path}: {key}: {kind}") from None
+        raise ConfigError(f"{path}: {first_problem(exc)}") from None
 
 
 class Policy:
@@ -224,6 +226,7 @@ class Policy:
         self.queues: Queues = parts["queues.toml"]  # type: ignore[assignment]
         self.templates: dict[str, Template] = parts["templates.toml"].templates  # type: ignore[attr-defined]
         self.rules: Rules = parts["rules.toml"]  # type: ignore[assignment]
+        self._forbidden_cache: dict[str, str | None] = {}
         self._cross_check()
 
     @property
@@ -243,7 +246,7 @@ class Policy:
     def bot_label_names(self) -> frozenset[str]:
         """Labels the bot itself manages (not judged from content)."""
         b = self.bot
-        return frozenset({b.bot_triaged, b.triaged, b.triage_review, b.release_triage})
+        return frozenset({b.bot_triaged, b.triaged, b.triage_review, b.release_triage, b.blocked})
 
     @cached_property
     def redirect_labels(self) -> frozenset[str]:
@@ -254,8 +257,13 @@ class Policy:
         return frozenset(t.repo for t in self.queues.transfer)
 
     def forbidden_reason(self, label: str) -> str | None:
-        """Why the bot may not add `label` (None when it may)."""
-        return self.forbidden.reason(label)
+        """Why the bot may not add `label` (None when it may); answers are cached per label."""
+        cache = self._forbidden_cache
+        if label not in cache:
+            if len(cache) > 4096:  # proposals may be hostile: keep the cache bounded
+                cache.clear()
+            cache[label] = self.forbidden.reason(label)
+        return cache[label]
 
     def is_oncall(self, label: str) -> bool:
         return label.startswith("oncall:")
@@ -282,9 +290,11 @@ class Policy:
             refs.append(("queues.toml", f"redirect.{i}.label", queue.label))
         if self.queues.pt2:
             pt2 = self.queues.pt2
-            for key in ("label", "cpu_label", "fallback_module", "distributed_label", "helion_label"):
+            for key in ("label", "cpu_label", "fallback_module", "helion_label"):
                 if getattr(pt2, key):
                     refs.append(("queues.toml", f"pt2.{key}", getattr(pt2, key)))
+            for i, label in enumerate(pt2.co_routes):
+                refs.append(("queues.toml", f"pt2.co_routes.{i}", label))
         for i, label in enumerate(self.meta.type_labels):
             refs.append(("profile.toml", f"type_labels.{i}", label))
         for key in ("edge_cases", "fuzzer", "high_priority"):
@@ -294,6 +304,10 @@ class Policy:
             for label in routes:
                 if section == "commonly_missed":
                     refs.append(("rules.toml", f"{section}.{label}", label))
+        for label in self.rules.pt2_modules:
+            refs.append(("rules.toml", f"pt2_modules.{label}", label))
+        for i, label in enumerate(self.rules.edge_case_root_causes):
+            refs.append(("rules.toml", f"edge_case_root_causes.{i}", label))
         for file, key, label in refs:
             if label not in known:
                 raise ConfigError(f"{self.root / file}: {key}: {label!r} is not in labels.toml")
@@ -333,7 +347,3 @@ def load_profile(name_or_path: str | Path = "pytorch") -> Policy:
     _CACHE[key] = policy
     return policy
 
-
-def toml_dict(data: dict[str, Any]) -> str:
-    """Minimal TOML writer for what the importers emit (strings, lists, tables of them)."""
-    raise NotImplementedError

@@ -8,36 +8,39 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from issuetriage.models import Issue
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.S | re.M)
-_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 _EXCEPTION = re.compile(
-    r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Failed|Unsupported|Interrupt))\b(?::|$)",
+    r"^\s*(?:[\w.]+\.)?(_?[A-Z]\w*(?:Error|Exception|Warning|Failed|Unsupported|Interrupt))\b(?::|$)",
     re.M,
 )
 _INLINE_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
-_URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
-_TORCH_VERSION = re.compile(
-    r"(?:PyTorch version|torch version|torch==|torch |pytorch |torch: |pytorch==)\s*:?\s*v?(\d+\.\d+)(?:\.\d+)?",
-    re.I,
+# An environment report (collect_env output) runs from its first line to the next heading or the end;
+# its package list names half the ecosystem, so keyword matching does not read it.
+_ENV_DUMP = re.compile(
+    r"^[ \t]*(?:Collecting environment information|PyTorch version:|Is debug build:)[\s\S]*?(?=^#{1,6} |\Z)",
+    re.M,
 )
+_URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
+# "PyTorch version: 2.5.1", "torch==2.5.1", "torch 2.5", "pytorch v2.5": searched in lower case,
+# starting from the literal "torch" so the regex engine skips straight to candidates.
+_TORCH_VERSION = re.compile(r"torch(?: version)?(?:==| |: ?)\s*:?\s*v?(\d+\.\d+)(?:\.\d+)?")
 _TOKEN = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*")
+# Platform and backend mentions, as token sets (a set lookup is far cheaper than a regex).
 _PLATFORMS = {
-    "windows": re.compile(r"\bwindows\b|\bwin(?:10|11|32|64)\b|OS: Microsoft Windows", re.I),
-    "macos": re.compile(r"\bmac ?os\b|\bosx\b|\bapple (?:m1|m2|m3|m4|silicon)\b|\bdarwin\b", re.I),
-    "linux": re.compile(r"\blinux\b|\bubuntu\b|\bcentos\b|\bdebian\b|\bfedora\b", re.I),
+    "windows": {"windows", "win10", "win11", "win32", "win64", "msvc"},
+    "macos": {"macos", "osx", "darwin", "m1", "m2", "m3", "m4"},
+    "linux": {"linux", "ubuntu", "centos", "debian", "fedora", "rhel"},
 }
 _BACKENDS = {
-    "cuda": re.compile(r"\bcuda\b|\.cuda\(|device=['\"]cuda|\bnvidia\b|\bgpu\b", re.I),
-    "rocm": re.compile(r"\brocm\b|\bhip\b|\bmi[23]\d0x?\b|\bamd gpu\b", re.I),
-    "mps": re.compile(r"\bmps\b|device=['\"]mps", re.I),
-    "xpu": re.compile(r"\bxpu\b|intel gpu", re.I),
-    "cpu": re.compile(r"\bcpu\b", re.I),
+    "cuda": {"cuda", "nvidia", "gpu", "gpus", "cudnn", "nccl"},
+    "rocm": {"rocm", "hip", "mi250", "mi300", "mi300x", "amd"},
+    "mps": {"mps", "metal"},
+    "xpu": {"xpu"},
+    "cpu": {"cpu"},
 }
-MAX_NGRAM = 6
 
 
 def tokens_of(text: str) -> list[str]:
@@ -45,27 +48,28 @@ def tokens_of(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def ngrams_of(tokens: list[str], max_n: int = MAX_NGRAM) -> frozenset[str]:
-    """Every run of up to `max_n` tokens joined by spaces, plus each part of a dotted name."""
-    grams: set[str] = set()
-    for tok in tokens:
+def pieces_of(tokens: list[str]) -> frozenset[str]:
+    """Every token, plus each contiguous 1-4 part piece of a dotted name (torch.nn → torch, nn)."""
+    pieces = set(tokens)
+    for tok in pieces.copy():
         if "." in tok:
             parts = tok.split(".")
             for i in range(len(parts)):
                 for j in range(i + 1, min(len(parts), i + 4) + 1):
-                    grams.add(".".join(parts[i:j]))
-    n_tok = len(tokens)
-    for i in range(n_tok):
-        gram = tokens[i]
-        grams.add(gram)
-        for j in range(i + 1, min(n_tok, i + max_n)):
-            gram = f"{gram} {tokens[j]}"
-            grams.add(gram)
+                    pieces.add(".".join(parts[i:j]))
+    return frozenset(pieces)
+
+
+def ngrams_of(tokens: list[str], max_n: int = 4) -> frozenset[str]:
+    """Every run of up to `max_n` tokens joined by spaces, plus the pieces of dotted names."""
+    grams = set(pieces_of(tokens))
+    for n in range(2, max_n + 1):
+        grams.update(map(" ".join, zip(*(tokens[k:] for k in range(n)))))
     return frozenset(grams)
 
 
 def normalize_keyword(keyword: str) -> str:
-    """A keyword in the form `ngrams_of` produces, so matching is one set lookup."""
+    """A keyword as space-joined tokens: the form phrase matching compares."""
     return " ".join(tokens_of(keyword))
 
 
@@ -83,36 +87,47 @@ class Signals:
     versions: tuple[str, ...]
     platforms: frozenset[str]
     backends: frozenset[str]
-    grams: frozenset[str] = field(repr=False)
+    tokens: tuple[str, ...] = field(default=(), repr=False)
+    pieces: frozenset[str] = field(default=frozenset(), repr=False)
+    joined: str = field(default="", repr=False)
+    title_grams: frozenset[str] = field(default=frozenset(), repr=False)
+    # per-issue results of matching, filled by issuetriage.matcher (keyed by vocabulary)
+    memo: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def has_code(self) -> bool:
         return bool(self.code_blocks)
 
-    @cached_property
-    def title_lower(self) -> str:
-        return self.text.split("\n", 1)[0].lower()
 
 
 def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
     """Read the issue as filed: title, body and the first comments by its author."""
     extra = [c.body for c in issue.comments[:max_comments] if c.author == issue.author]
     text = "\n\n".join([issue.title, issue.body, *extra])
-    code_blocks = tuple(m.group(2) for m in _FENCE.finditer(text))
-    prose = _FENCE.sub(" ", text)
+    fenced = "```" in text or "~~~" in text
+    code_blocks = tuple(m.group(2) for m in _FENCE.finditer(text)) if fenced else ()
+    prose = _FENCE.sub(" ", text) if fenced else text
     exceptions = list(dict.fromkeys(_EXCEPTION.findall(text)))
     if not exceptions:
         exceptions = list(dict.fromkeys(_INLINE_EXC.findall(text)))[:5]
+    env = "\n".join(_ENV_DUMP.findall(text)) if "PyTorch version" in text or "Collecting environment" in text else ""
+    tokens = tokens_of(_ENV_DUMP.sub(" ", text) if env else text)
+    pieces = pieces_of(tokens)
+    token_set = pieces.union(tokens_of(env)) if env else pieces  # platforms and backends read the report
+    lower = text.lower()
     return Signals(
         text=text,
-        lower=text.lower(),
+        lower=lower,
         code_blocks=code_blocks,
         prose=prose,
-        has_traceback=bool(_TRACEBACK.search(text)),
+        has_traceback="Traceback (most recent call last)" in text,
         exceptions=tuple(exceptions),
-        links=tuple(dict.fromkeys(u.rstrip(".,;:!?") for u in _URL.findall(text))),
-        versions=tuple(dict.fromkeys(_TORCH_VERSION.findall(text))),
-        platforms=frozenset(k for k, rx in _PLATFORMS.items() if rx.search(text)),
-        backends=frozenset(k for k, rx in _BACKENDS.items() if rx.search(text)),
-        grams=ngrams_of(tokens_of(text)),
+        links=tuple(dict.fromkeys(u.rstrip(".,;:!?") for u in _URL.findall(text))) if "http" in text else (),
+        versions=tuple(dict.fromkeys(_TORCH_VERSION.findall(lower))),
+        platforms=frozenset(k for k, words in _PLATFORMS.items() if words & token_set),
+        backends=frozenset(k for k, words in _BACKENDS.items() if words & token_set),
+        tokens=tuple(tokens),
+        pieces=pieces,
+        joined=f" {' '.join(tokens)} ",
+        title_grams=ngrams_of(tokens_of(issue.title)),
     )

@@ -84,13 +84,33 @@ def test_cli_json_report(tmp_path):
     assert (tmp_path / "out" / "report.json").exists()
 
 
-def test_cli_rejects_unknown_allow_rule_and_missing_adapter(tmp_path):
+def test_cli_rejects_unknown_allow_rule(tmp_path):
     from issuetriage.errors import UserError
 
     bad = _cli(["scrub", "--issue", "x.json", "--allow", "nonsense"])
     assert isinstance(bad.exception, UserError) and "nonsense" in str(bad.exception)
-    ref = _cli(["scrub", "--issue", "pytorch/pytorch#1"])
-    assert isinstance(ref.exception, UserError) and "GitHub adapter" in str(ref.exception)
+
+
+def test_owner_repo_number_goes_through_the_github_adapter(monkeypatch):
+    from issuetriage.errors import UserError
+    from issuetriage.github import client, reads
+    from issuetriage.scrub import source
+
+    seen = []
+
+    class FakeClient:
+        def close(self):
+            seen.append("closed")
+
+    monkeypatch.setattr(client.GitHubClient, "from_env", classmethod(lambda cls, **kw: FakeClient()))
+    monkeypatch.setattr(reads, "fetch_issue", lambda c, repo, n: seen.append((repo, n)) or make_issue(number=n))
+    assert source.load_issue("pytorch/pytorch#5").number == 5 and seen == [("pytorch/pytorch", 5), "closed"]
+    monkeypatch.setitem(sys.modules, "issuetriage.github.reads", None)
+    try:
+        source.load_issue("pytorch/pytorch#5")
+        raise AssertionError("expected a UserError")
+    except UserError as exc:
+        assert "GitHub adapter" in str(exc)
 
 
 def test_named_gpu_without_cuda_in_the_script_still_runs(tmp_path):

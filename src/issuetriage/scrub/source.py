@@ -40,11 +40,15 @@ def issue_from_file(path: Path) -> Issue:
 
 
 def fetch_issue(repo: str, number: int) -> Issue:
-    """Fetch through the GitHub adapter; a clear error until that adapter exists."""
+    """Fetch through the GitHub adapter (credentials from the environment)."""
     try:
-        from issuetriage import github  # type: ignore[attr-defined]
-
-        return github.fetch_issue(repo, number)  # type: ignore[no-any-return]
-    except (ImportError, AttributeError) as exc:
+        from issuetriage.github.client import GitHubClient
+        from issuetriage.github.reads import fetch_issue as fetch
+    except ImportError as exc:
         raise UserError("fetching OWNER/REPO#N needs the GitHub adapter (issuetriage.github), "
                         "which is not available; save the issue as JSON and pass the file") from exc
+    client = GitHubClient.from_env(repo=repo)
+    try:
+        return fetch(client, repo, number)
+    finally:
+        client.close()

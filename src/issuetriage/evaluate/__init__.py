@@ -1,0 +1,1 @@
+"""Replayable evaluation: every corpus issue through the full engine, scored against gold."""

@@ -1,0 +1,138 @@
+"""Reads: an issue with its comments, repo labels, the latest release, similar issues.
+
+Each function is one API call unless it says otherwise; a doc link sits next to each.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from issuetriage.errors import GitHubClientError
+from issuetriage.github.client import PER_PAGE, GitHubClient, Page, RepoLabel, split_repo, to_comment, to_issue
+from issuetriage.models import Comment, Issue
+
+
+def issue_json(client: GitHubClient, repo: str, number: int) -> dict[str, Any]:
+    """The raw issue (one call). https://docs.github.com/en/rest/issues/issues#get-an-issue"""
+    owner, name = split_repo(repo)
+    resp = client.call("GET", f"/repos/{repo}/issues/{number}",
+                        lambda: client.gh.rest.issues.get(owner, name, number))
+    return resp.json()
+
+
+def comments(client: GitHubClient, repo: str, number: int, expected: int | None = None) -> tuple[Comment, ...]:
+    """All comments, 100 a page; stops without an extra call once a page comes back short.
+
+    https://docs.github.com/en/rest/issues/comments#list-issue-comments
+    """
+    owner, name = split_repo(repo)
+    found: list[Comment] = []
+    page = 1
+    while True:
+        resp = client.call(
+            "GET", f"/repos/{repo}/issues/{number}/comments?page={page}",
+            lambda p=page: client.gh.rest.issues.list_comments(owner, name, number, per_page=PER_PAGE, page=p))
+        batch = resp.json()
+        found += [to_comment(c) for c in batch]
+        if len(batch) < PER_PAGE or (expected is not None and len(found) >= expected):
+            return tuple(found)
+        page += 1
+
+
+def fetch_issue(client: GitHubClient, repo: str, number: int) -> Issue:
+    """The issue as it is now: one call, plus the comment pages when it has comments."""
+    data = issue_json(client, repo, number)
+    count = data.get("comments") if isinstance(data.get("comments"), int) else None
+    found = comments(client, repo, number, count) if count != 0 else ()
+    return to_issue(repo, data, found)
+
+
+def repo_labels(client: GitHubClient, repo: str) -> tuple[RepoLabel, ...]:
+    """Every label the repository defines. https://docs.github.com/en/rest/issues/labels#list-labels-for-a-repository"""
+    owner, name = split_repo(repo)
+    out: list[RepoLabel] = []
+    page = 1
+    while True:
+        resp = client.call(
+            "GET", f"/repos/{repo}/labels?page={page}",
+            lambda p=page: client.gh.rest.issues.list_labels_for_repo(owner, name, per_page=PER_PAGE, page=p))
+        batch = resp.json()
+        out += [RepoLabel(b["name"], b.get("color") or "ededed", b.get("description") or "") for b in batch]
+        if len(batch) < PER_PAGE:
+            return tuple(out)
+        page += 1
+
+
+def latest_minor(client: GitHubClient, repo: str) -> str | None:
+    """MAJOR.MINOR of the latest release, or None when there is none.
+
+    https://docs.github.com/en/rest/releases/releases#get-the-latest-release
+    """
+    owner, name = split_repo(repo)
+    try:
+        resp = client.call("GET", f"/repos/{repo}/releases/latest",
+                            lambda: client.gh.rest.repos.get_latest_release(owner, name))
+    except GitHubClientError as exc:
+        if exc.status == 404:
+            return None
+        raise
+    match = re.search(r"(\d+)\.(\d+)", str(resp.json().get("tag_name", "")))
+    return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
+def similar_issues(client: GitHubClient, repo: str, words: str, limit: int = 5) -> tuple[Issue, ...]:
+    """Issues in `repo` matching `words` (one call). https://docs.github.com/en/rest/search/search#search-issues-and-pull-requests"""
+    query = f"repo:{repo} is:issue {words}"
+    resp = client.call("GET", f"/search/issues?q={query}",
+                        lambda: client.gh.rest.search.issues_and_pull_requests(q=query, per_page=limit))
+    return tuple(to_issue(repo, item) for item in resp.json().get("items", [])[:limit])
+
+
+def is_collaborator(client: GitHubClient, repo: str, user: str) -> bool:
+    """Whether `user` may be trusted to have their script run (204 yes, 404 no).
+
+    https://docs.github.com/en/rest/collaborators/collaborators#check-if-a-user-is-a-repository-collaborator
+    """
+    owner, name = split_repo(repo)
+    try:
+        client.call("GET", f"/repos/{repo}/collaborators/{user}",
+                     lambda: client.gh.rest.repos.check_collaborator(owner, name, user))
+    except GitHubClientError as exc:
+        if exc.status == 404:
+            return False
+        raise
+    return True
+
+
+def issues_page(client: GitHubClient, repo: str, since: str | None, page: int, etag: str | None) -> Page:
+    """One page of issues updated since `since`, oldest first; 304 when the ETag still matches.
+
+    https://docs.github.com/en/rest/issues/issues#list-repository-issues
+    """
+    owner, name = split_repo(repo)
+    headers = {"If-None-Match": etag} if etag else None
+    kwargs: dict[str, Any] = {"state": "all", "sort": "updated", "direction": "asc",
+                              "per_page": PER_PAGE, "page": page}
+    if since:
+        kwargs["since"] = since
+    resp = client.call("GET", f"/repos/{repo}/issues?since={since or ''}&page={page}",
+                        lambda: client.gh.rest.issues.list_for_repo(owner, name, headers=headers, **kwargs))
+    if resp.status_code == 304:
+        return Page((), etag, not_modified=True)
+    return Page(tuple(resp.json()), resp.headers.get("etag"))
+
+
+def open_issues_page(client: GitHubClient, repo: str, page: int, label: str | None = None) -> tuple[Issue, ...]:
+    """One page of open issues (and PRs), oldest first, optionally with `label`.
+
+    https://docs.github.com/en/rest/issues/issues#list-repository-issues
+    """
+    owner, name = split_repo(repo)
+    kwargs: dict[str, Any] = {"state": "open", "sort": "created", "direction": "asc",
+                              "per_page": PER_PAGE, "page": page}
+    if label:
+        kwargs["labels"] = label
+    resp = client.call("GET", f"/repos/{repo}/issues?state=open&labels={label or ''}&page={page}",
+                       lambda: client.gh.rest.issues.list_for_repo(owner, name, **kwargs))
+    return tuple(to_issue(repo, item) for item in resp.json())

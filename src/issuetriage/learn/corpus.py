@@ -1,0 +1,159 @@
+"""Labelled corpora: JSONL issues with their final labels, split into what a judge may see and gold.
+
+The leakage guard starts here: each record becomes the `Issue` as it was filed: no labels, open
+and unlocked. The labels maintainers applied and the final state travel separately (`raw_labels`,
+`gold`, `final_state`), so no judge can read them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from issuetriage.errors import UserError, first_problem
+from issuetriage.models import Issue
+from issuetriage.policy import Policy
+
+
+@dataclass(frozen=True)
+class Example:
+    """One corpus issue as filed (no labels) plus the labels maintainers finally applied."""
+
+    issue: Issue
+    raw_labels: tuple[str, ...]
+    gold: frozenset[str]
+    line: int
+    final_state: str = "open"
+
+
+@dataclass(frozen=True)
+class CorpusProblem:
+    """A corpus line that was skipped, and why."""
+
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The usable examples of a corpus file, the lines that were skipped, and the file's hash."""
+
+    path: str
+    examples: tuple[Example, ...]
+    problems: tuple[CorpusProblem, ...]
+    sha256: str
+
+    def subset(self, indices: Iterable[int]) -> Corpus:
+        """The same corpus restricted to some examples (for cross-validation folds)."""
+        return Corpus(self.path, tuple(self.examples[i] for i in indices), self.problems, self.sha256)
+
+
+# Labels maintainers use when they close an issue as a usage question (any profile).
+QUESTION_MARKERS = frozenset({"better-on-discuss-forum", "question", "usage question"})
+
+
+def is_gold_question(example: Example) -> bool:
+    """A question marker label, or closed by maintainers without any content label."""
+    if QUESTION_MARKERS & set(example.raw_labels):
+        return True
+    return example.final_state == "closed" and not example.gold
+
+
+def content_labels(policy: Policy) -> frozenset[str]:
+    """Catalog labels that describe an issue's content, i.e. everything but process labels."""
+    process = set(policy.meta.process_labels) | policy.bot_label_names
+    process |= {policy.bot.high_priority}
+    return frozenset(name for name in policy.labels if name not in process)
+
+
+def gold_labels(labels: Iterable[str], policy: Policy) -> frozenset[str]:
+    """Final labels within the profile's catalog, minus process labels (docs/evaluation.md)."""
+    allowed = content_labels(policy)
+    return frozenset(label for label in labels if label in allowed)
+
+
+def _record_problem(record: Any) -> str | None:
+    """Why a decoded line is not a usable labelled issue, or None when it is."""
+    if not isinstance(record, dict):
+        return f"expected a JSON object, got {type(record).__name__}"
+    for key in ("number", "title"):
+        if key not in record:
+            return f"missing field {key!r}"
+    labels = record.get("labels")
+    if not isinstance(labels, list):
+        return "field 'labels' must be a list (use [] for an unlabelled issue)"
+    if not all(isinstance(x, str) or (isinstance(x, dict) and isinstance(x.get("name"), str))
+               for x in labels):
+        return "field 'labels' must hold label names"
+    return None
+
+
+def _to_issue(record: dict[str, Any], default_repo: str) -> Issue:
+    """The issue as filed: no labels, open, unlocked; comments kept as they were written."""
+    data = dict(record)
+    data.setdefault("repo", default_repo)
+    data.update(labels=(), state="open", locked=False)
+    return Issue.model_validate(data)
+
+
+def parse_line(text: str, line: int, policy: Policy) -> Example | CorpusProblem:
+    """One corpus line as an example, or the problem that keeps it out."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return CorpusProblem(line, f"not valid JSON: {exc.msg} (column {exc.colno})")
+    problem = _record_problem(record)
+    if problem:
+        return CorpusProblem(line, problem)
+    try:
+        issue = _to_issue(record, policy.meta.repo)
+    except ValidationError as exc:
+        return CorpusProblem(line, first_problem(exc, "record"))
+    raw = tuple(x if isinstance(x, str) else x["name"] for x in record["labels"])
+    return Example(issue=issue, raw_labels=raw, gold=gold_labels(raw, policy), line=line,
+                   final_state=str(record.get("state") or "open"))
+
+
+def load_corpus(path: str | Path, policy: Policy, strict: bool = False) -> Corpus:
+    """Read a JSONL corpus; bad lines are skipped and reported (or, with `strict`, rejected)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read corpus: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: corpus is not UTF-8 (byte {exc.start})") from None
+    examples: list[Example] = []
+    problems: list[CorpusProblem] = []
+    seen: dict[tuple[str, int], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        parsed = parse_line(line, number, policy)
+        if isinstance(parsed, Example):
+            key = (parsed.issue.repo, parsed.issue.number)
+            if key in seen:
+                parsed = CorpusProblem(number, f"duplicate of line {seen[key]} "
+                                               f"({parsed.issue.ref})")
+            else:
+                seen[key] = number
+        if isinstance(parsed, CorpusProblem):
+            if strict:
+                raise UserError(f"{path}: {parsed}")
+            problems.append(parsed)
+        else:
+            examples.append(parsed)
+    if not examples:
+        raise UserError(f"{path}: no usable issues in corpus ({len(problems)} bad lines)")
+    return Corpus(str(path), tuple(examples), tuple(problems), hashlib.sha256(data).hexdigest())

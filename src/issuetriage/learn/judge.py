@@ -1,0 +1,126 @@
+"""The learned judge: a trained model's calibrated label probabilities on top of a base judge.
+
+The base (normally the offline HeuristicJudge) answers what the labelled history cannot teach
+(kind, missing reproduction, transfer, escalation) and its label scores are the model's prior.
+The judge only proposes labels whose probability reaches that label's held-out threshold, so
+below threshold nothing is proposed and the tree abstains (`triage review`). A proposed label's
+confidence is its probability mapped from [threshold, 1] onto [the tree's gate, 1], so the tree
+acts on exactly the labels that passed their learned thresholds; the reason keeps the raw p.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from issuetriage.errors import ModelError
+from issuetriage.judgment import Judge, Judgment, Kind, LabelScore
+from issuetriage.learn.model import LearnedModel, load_model
+from issuetriage.models import Issue
+from issuetriage.policy import Policy
+from issuetriage.signals import Signals
+
+
+# Labels below their threshold are still reported from this probability on, scaled below the
+# tree's gate, so a step that must pick one (the PT2 rubric) can rank them.
+_HINT = 0.1
+
+
+class LearnedJudge:
+    """Judge protocol implementation backed by a `LearnedModel`."""
+
+    name = "learned"
+
+    def __init__(self, model: LearnedModel, base: Judge | None = None) -> None:
+        self.model = model
+        self.base = base
+
+    @classmethod
+    def from_dir(cls, model_dir: str | Path, policy: Policy, base: Judge | None = None
+                 ) -> LearnedJudge:
+        """Load the model made for `policy`'s profile (a ModelError otherwise)."""
+        return cls(load_model(model_dir, profile=policy.name), base)
+
+    def _scores(self, issue: Issue, signals: Signals, policy: Policy
+                ) -> tuple[Judgment | None, np.ndarray]:
+        base = self.base.judge(issue, signals, policy) if self.base else None
+        prior = {s.name: s.confidence for s in base.labels} if base else {}
+        return base, self.model.probabilities(signals, prior)
+
+    def probabilities(self, issue: Issue, signals: Signals, policy: Policy
+                      ) -> tuple[Judgment | None, dict[str, float]]:
+        """The base judgment and the model's probability for every label it knows."""
+        base, probs = self._scores(issue, signals, policy)
+        return base, dict(zip(self.model.labels, probs.tolist()))
+
+    def judge(self, issue: Issue, signals: Signals, policy: Policy) -> Judgment:
+        """Labels above their learned thresholds; everything else from the base judge."""
+        if policy.name != self.model.profile:
+            raise ModelError(f"model was trained for profile {self.model.profile!r}, "
+                             f"not {policy.name!r}")
+        base, probs = self._scores(issue, signals, policy)
+        labels, thresholds = self.model.labels, self.model.thresholds
+        scores = []
+        for j in np.flatnonzero(probs >= np.minimum(thresholds, _HINT)).tolist():
+            label, p, t = labels[j], float(probs[j]), float(thresholds[j])
+            if label not in policy.labels:
+                continue
+            if p >= t:
+                scores.append(LabelScore(name=label, reason=f"learned: p={p:.2f} >= threshold {t:.2f}",
+                                         confidence=engine_confidence(p, t, _gate(label, policy))))
+            else:  # a hint below the gate: the tree never acts on it, but may rank by it (PT2 rubric)
+                scores.append(LabelScore(name=label, reason=f"hint: p={p:.2f} < threshold {t:.2f}",
+                                         confidence=round(_gate(label, policy) * p / t * 0.99, 4)))
+        known, fallback = set(self.model.labels), self.model.prior_threshold
+        if base:
+            scores += [s.model_copy(update={
+                "confidence": engine_confidence(s.confidence, fallback, _gate(s.name, policy))})
+                for s in base.labels if s.name not in known and s.confidence >= fallback]
+        scores.sort(key=lambda s: (-s.confidence, s.name))  # ties must not depend on hashing
+        top = ", ".join(f"{labels[j]} {probs[j]:.2f}" for j in np.argsort(-probs)[:3].tolist())
+        if base is None:
+            return Judgment(judge=self.name, kind=Kind.UNCLEAR, kind_confidence=0.0,
+                            labels=tuple(scores), reasoning=f"model top labels: {top}")
+        kind, kind_confidence = _kind(base, scores, policy, self.model.question_threshold)
+        return base.model_copy(update={
+            "judge": self.name, "labels": tuple(scores), "kind": kind,
+            "kind_confidence": kind_confidence,
+            "reasoning": f"{base.reasoning} | model top labels: {top}".strip(" |"),
+        })
+
+
+def _kind(base: Judgment, scores: list[LabelScore], policy: Policy, question_threshold: float
+          ) -> tuple[Kind, float]:
+    """The base judge's kind, overruled where the model knows better.
+
+    A feature needs a learned type label (the tree adds one for every feature); a "question" the
+    model can confidently route to a module or queue is a report, not a usage question to close;
+    a question below the learned close threshold stays a question the tree will not close.
+    """
+    learned = [s for s in scores if s.reason.startswith("learned")]
+    if base.kind is Kind.FEATURE and not any(s.name in policy.meta.type_labels for s in learned):
+        return Kind.BUG, 0.5
+    if base.kind is Kind.QUESTION and any(s.name not in policy.meta.type_labels for s in learned):
+        return Kind.BUG, 0.5
+    if base.kind is Kind.QUESTION:
+        gate = policy.meta.thresholds.question_close
+        if base.kind_confidence >= question_threshold:
+            return Kind.QUESTION, engine_confidence(base.kind_confidence, question_threshold, gate)
+        return Kind.QUESTION, round(min(base.kind_confidence, gate) * 0.99, 4)
+    return base.kind, base.kind_confidence
+
+
+def _gate(label: str, policy: Policy) -> float:
+    """The confidence the decision tree asks of this label before it acts on it."""
+    thresholds = policy.meta.thresholds
+    return thresholds.route if policy.is_oncall(label) else thresholds.label
+
+
+def engine_confidence(p: float, threshold: float, gate: float) -> float:
+    """Map [threshold, 1] linearly onto [gate, 1]: a label that passed its learned threshold
+    passes the tree's gate too, and order between labels is kept."""
+    if threshold >= 1.0:
+        return round(min(p, 1.0), 4)
+    scaled = gate + (min(p, 1.0) - threshold) / (1.0 - threshold) * (1.0 - gate)
+    return round(min(max(scaled, gate), 1.0), 4)

@@ -1,0 +1,78 @@
+"""On-disk answer cache: one SQLite table keyed by (content hash, prompt version, model).
+
+The content hash covers the issue text as sent together with the policy slice, so an edited issue
+or profile misses the cache. Only validated answers are stored, as JSON text (never pickled)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS answers (
+  content_hash TEXT NOT NULL,
+  prompt_version TEXT NOT NULL,
+  model TEXT NOT NULL,
+  answer TEXT NOT NULL,
+  tokens_in INTEGER NOT NULL,
+  tokens_out INTEGER NOT NULL,
+  PRIMARY KEY (content_hash, prompt_version, model)
+)"""
+
+
+@dataclass(frozen=True)
+class Cached:
+    """A stored answer and what it cost when it was first bought."""
+
+    answer: dict[str, Any]
+    tokens_in: int
+    tokens_out: int
+
+
+class AnswerCache:
+    """Answers by (content hash, prompt version, model) in `<folder>/answers.sqlite3`."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "answers.sqlite3"
+        with self._connect() as db:
+            db.execute(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            with db:
+                yield db
+        finally:
+            db.close()
+
+    def get(self, content_hash: str, prompt_version: str, model: str) -> Cached | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT answer, tokens_in, tokens_out FROM answers "
+                "WHERE content_hash = ? AND prompt_version = ? AND model = ?",
+                (content_hash, prompt_version, model)).fetchone()
+        if row is None:
+            return None
+        try:
+            answer = json.loads(row[0])
+        except json.JSONDecodeError:
+            return None
+        return Cached(answer, row[1], row[2]) if isinstance(answer, dict) else None
+
+    def put(self, content_hash: str, prompt_version: str, model: str, answer: dict[str, Any],
+            tokens_in: int, tokens_out: int) -> None:
+        with self._connect() as db:
+            db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                       (content_hash, prompt_version, model, json.dumps(answer, sort_keys=True),
+                        tokens_in, tokens_out))
+
+    def __len__(self) -> int:
+        with self._connect() as db:
+            return int(db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])

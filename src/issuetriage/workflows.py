@@ -1,0 +1,181 @@
+"""`issuetriage init-workflows DIR`: the two-stage GitHub Actions deployment, plus a backlog sweep.
+
+Stage 1 runs on `issues: opened` (or by hand with an issue number) with read-only permissions,
+validates the number and saves it as an artifact; it never sees a write token. Stage 2 runs on
+`workflow_run` of stage 1 in a protected environment with `issues: write`, re-validates the
+number and runs `issuetriage triage --apply`, whose outcome check exits non-zero on `no_action`.
+Untrusted text (titles, bodies) never reaches a shell: only the validated number does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from issuetriage.errors import UserError
+
+SELECT = """\
+# Stage 1 of issuetriage: pick the issue, with no write access. Written by `issuetriage init-workflows`.
+name: issuetriage-select
+
+on:
+  issues:
+    types: [opened]
+  workflow_dispatch:
+    inputs:
+      issue_number:
+        description: Number of the issue to triage
+        required: true
+        type: number
+
+permissions:
+  contents: read
+
+jobs:
+  select:
+    runs-on: ubuntu-latest
+    steps:
+      - name: Validate the issue number
+        env:
+          EVENT_ISSUE: ${{ github.event.issue.number }}
+          INPUT_ISSUE: ${{ inputs.issue_number }}
+        run: |
+          number="${EVENT_ISSUE:-$INPUT_ISSUE}"
+          case "$number" in
+            ''|*[!0-9]*) echo "not an issue number: '$number'" >&2; exit 1 ;;
+          esac
+          mkdir -p triage-target
+          printf '%s\\n' "$number" > triage-target/issue-number
+      - name: Save the issue number for stage 2
+        uses: actions/upload-artifact@v6
+        with:
+          name: triage-target
+          path: triage-target/issue-number
+          retention-days: 1
+"""
+
+APPLY = """\
+# Stage 2 of issuetriage: triage the issue stage 1 picked, with issues: write, in a protected
+# environment. Written by `issuetriage init-workflows`.
+name: issuetriage-apply
+
+on:
+  workflow_run:
+    workflows: [issuetriage-select]
+    types: [completed]
+
+permissions:
+  contents: read
+
+concurrency:
+  group: issuetriage-${{ github.event.workflow_run.id }}
+
+jobs:
+  triage:
+    if: github.event.workflow_run.conclusion == 'success'
+    runs-on: ubuntu-latest
+    environment: @ENVIRONMENT@
+    permissions:
+      actions: read
+      contents: read
+      issues: write
+    steps:
+      - name: Fetch the issue number from stage 1
+        uses: actions/download-artifact@v7
+        with:
+          name: triage-target
+          path: triage-target
+          run-id: ${{ github.event.workflow_run.id }}
+          github-token: ${{ github.token }}
+      - name: Validate the issue number
+        id: target
+        run: |
+          number="$(head -c 20 triage-target/issue-number | tr -d '[:space:]')"
+          case "$number" in
+            ''|*[!0-9]*) echo "stage 1 saved no valid issue number" >&2; exit 1 ;;
+          esac
+          echo "number=$number" >> "$GITHUB_OUTPUT"
+      - uses: actions/setup-python@v6
+        with:
+          python-version: "3.12"
+      - name: Install issuetriage
+        run: python -m pip install @INSTALL@
+      - name: Triage, apply and check the outcome
+        env:
+          GITHUB_TOKEN: ${{ github.token }}
+          TRIAGE_ISSUE_NUMBER: ${{ steps.target.outputs.number }}
+          ISSUETRIAGE_JUDGE: ${{ vars.ISSUETRIAGE_JUDGE || 'heuristic' }}
+          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}
+        run: |
+          issuetriage triage "$GITHUB_REPOSITORY#$TRIAGE_ISSUE_NUMBER" --apply \\
+            --profile @PROFILE@ --judge "$ISSUETRIAGE_JUDGE"
+"""
+
+BACKLOG = """\
+# Scheduled sweep of open, untriaged issues within a rate-limit budget. Written by
+# `issuetriage init-workflows`.
+name: issuetriage-backlog
+
+on:
+  schedule:
+    - cron: "@CRON@"
+  workflow_dispatch:
+
+permissions:
+  contents: read
+
+concurrency:
+  group: issuetriage-backlog
+
+jobs:
+  sweep:
+    runs-on: ubuntu-latest
+    environment: @ENVIRONMENT@
+    permissions:
+      contents: read
+      issues: write
+    steps:
+      - uses: actions/setup-python@v6
+        with:
+          python-version: "3.12"
+      - name: Install issuetriage
+        run: python -m pip install @INSTALL@
+      - name: Triage the backlog
+        env:
+          GITHUB_TOKEN: ${{ github.token }}
+          ISSUETRIAGE_JUDGE: ${{ vars.ISSUETRIAGE_JUDGE || 'heuristic' }}
+          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}
+        run: |
+          issuetriage backlog "$GITHUB_REPOSITORY" --older-than 1d --limit @LIMIT@ --apply \\
+            --profile @PROFILE@ --judge "$ISSUETRIAGE_JUDGE"
+"""
+
+FILES = {"issuetriage-select.yml": SELECT, "issuetriage-apply.yml": APPLY, "issuetriage-backlog.yml": BACKLOG}
+
+
+def render(install: str = "issuetriage", profile: str = "pytorch", environment: str = "issue-triage",
+           cron: str = "17 6 * * *", limit: int = 50) -> dict[str, str]:
+    """The workflow files by name, filled in."""
+    for name, value in (("install", install), ("profile", profile), ("environment", environment)):
+        if not value or any(c in value for c in "\n\"'`$;&|<>"):
+            raise UserError(f"--{name} {value!r}: must be non-empty without quotes or shell characters")
+    values = {"@INSTALL@": install, "@PROFILE@": profile, "@ENVIRONMENT@": environment,
+              "@CRON@": cron, "@LIMIT@": str(limit)}
+    out = {}
+    for name, text in FILES.items():
+        for key, value in values.items():
+            text = text.replace(key, value)
+        out[name] = text
+    return out
+
+
+def write(directory: Path, force: bool = False, **options: object) -> list[Path]:
+    """Write the workflows into `directory`; refuses to overwrite unless `force`."""
+    files = render(**options)  # type: ignore[arg-type]
+    targets = [directory / name for name in files]
+    existing = [p for p in targets if p.exists()]
+    if existing and not force:
+        raise UserError(f"{existing[0]} exists (use --force to overwrite)")
+    directory.mkdir(parents=True, exist_ok=True)
+    for path in targets:
+        path.write_text(files[path.name], encoding="utf-8")
+    return targets

@@ -1,0 +1,73 @@
+"""Fixtures and helpers for the GitHub tests. Not a conftest.py: the lead's tests import
+`conftest` by name, so this directory must not shadow it. Test modules import the fixtures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+from standin import StandIn
+
+from issuetriage.github.client import GitHubClient
+from issuetriage.github.retry import FakeClock
+
+REPO = "pytorch/pytorch"
+SAMPLES = Path(__file__).resolve().parents[2] / "src" / "issuetriage" / "samples" / "demo_issues.jsonl"
+
+
+def demo_issues() -> dict[int, dict]:
+    """The engine's demo issues (written for this project) by number."""
+    return {d["number"]: d for d in map(json.loads, SAMPLES.read_text().splitlines()) if d}
+
+
+def seed(standin: StandIn, number: int, repo: str = REPO, **extra: object) -> None:
+    """Put one demo issue into the stand-in as `repo#number`."""
+    data = demo_issues()[number]
+    standin.state.add_issue(repo, number, data["title"], data.get("body") or "",
+                            labels=tuple(extra.pop("labels", data.get("labels") or ())), **extra)  # type: ignore[arg-type]
+
+
+@cache
+def engine_plans() -> dict[int, object]:
+    """What the engine decides today for each demo issue (computed, so tests follow the engine)."""
+    from issuetriage.engine import triage
+    from issuetriage.policy import load_profile
+    from issuetriage.store import issue_from_record
+    policy = load_profile("pytorch")
+    return {n: triage(issue_from_record({**d, "repo": REPO}, "demo"), policy) for n, d in demo_issues().items()}
+
+
+def number_for(decision: str, comment: bool | None = None) -> int:
+    """The first demo issue the engine gives `decision` (with or without a comment when asked);
+    skips the test when none does."""
+    for number, plan in sorted(engine_plans().items()):
+        if plan.decision.value == decision and (  # type: ignore[attr-defined]
+                comment is None or bool(plan.templates) == comment):  # type: ignore[attr-defined]
+            return number
+    pytest.skip(f"no demo issue gets {decision} from today's engine")
+    raise AssertionError  # unreachable
+
+
+@pytest.fixture
+def standin() -> Iterator[StandIn]:
+    with StandIn() as server:
+        yield server
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def client(standin: StandIn, clock: FakeClock) -> GitHubClient:
+    return GitHubClient.from_env(standin.env(), clock=clock)
+
+
+@pytest.fixture
+def policy():
+    from issuetriage.policy import load_profile
+    return load_profile("pytorch")

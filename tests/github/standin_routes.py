@@ -1,0 +1,197 @@
+"""The stand-in's REST and GraphQL routes: each a small function of the state and the request."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from standin import API, Request, StandIn, sample
+
+Answer = tuple[int, dict[str, str], Any]
+ISSUE = r"/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<n>\d+)"
+
+
+def route(s: StandIn, req: Request) -> Answer:
+    for method, pattern, handler in ROUTES:
+        match = re.fullmatch(pattern, req.path)
+        if match and method == req.method:
+            return handler(s, req, **match.groupdict())
+    return 404, {}, {"message": "Not Found"}
+
+
+def _issue(s: StandIn, repo: str, n: str) -> dict[str, Any] | None:
+    return s.state.issues.get((repo, int(n)))
+
+
+def get_issue(s: StandIn, req: Request, repo: str, n: str) -> Answer:
+    if (repo, int(n)) in s.state.moved:
+        to_repo, to_n = s.state.moved[(repo, int(n))]
+        return 301, {"Location": f"{s.url}/repos/{to_repo}/issues/{to_n}"}, {"message": "Moved Permanently"}
+    issue = _issue(s, repo, n)
+    return (200, {}, issue) if issue else (404, {}, {"message": "Not Found"})
+
+
+def patch_issue(s: StandIn, req: Request, repo: str, n: str) -> Answer:
+    issue = _issue(s, repo, n)
+    if issue is None:
+        return 404, {}, {"message": "Not Found"}
+    for key in ("title", "body", "state", "state_reason"):
+        if key in req.body:
+            issue[key] = req.body[key]
+    issue["updated_at"] = s.state.tick()
+    return 200, {}, issue
+
+
+def list_comments(s: StandIn, req: Request, repo: str, n: str) -> Answer:
+    items = s.state.comments.get((repo, int(n)))
+    if items is None:
+        return 404, {}, {"message": "Not Found"}
+    per_page = int(req.query.get("per_page", ["30"])[0])
+    page = int(req.query.get("page", ["1"])[0])
+    return 200, {}, items[(page - 1) * per_page: page * per_page]
+
+
+def post_comment(s: StandIn, req: Request, repo: str, n: str) -> Answer:
+    if _issue(s, repo, n) is None:
+        return 404, {}, {"message": "Not Found"}
+    s.state.subscriptions[(repo, int(n))] = "SUBSCRIBED"  # GitHub subscribes whoever comments
+    return 201, {}, s.state.add_comment(repo, int(n), req.body["body"], s.state.viewer)
+
+
+def add_labels(s: StandIn, req: Request, repo: str, n: str) -> Answer:
+    issue = _issue(s, repo, n)
+    if issue is None:
+        return 404, {}, {"message": "Not Found"}
+    names = req.body["labels"] if isinstance(req.body, dict) else req.body
+    have = {label["name"] for label in issue["labels"]}
+    issue["labels"] += [s.state.label(repo, name) for name in names if name not in have]
+    issue["updated_at"] = s.state.tick()
+    return 200, {}, issue["labels"]
+
+
+def list_labels(s: StandIn, req: Request, repo: str) -> Answer:
+    per_page = int(req.query.get("per_page", ["30"])[0])
+    page = int(req.query.get("page", ["1"])[0])
+    items = list(s.state.labels.get(repo, {}).values())
+    return 200, {}, items[(page - 1) * per_page: page * per_page]
+
+
+def create_label(s: StandIn, req: Request, repo: str) -> Answer:
+    if req.body["name"] in s.state.labels.get(repo, {}):
+        return 422, {}, {"message": "Validation Failed", "errors": [{"code": "already_exists"}]}
+    label = s.state.label(repo, req.body["name"], req.body.get("color", "ededed"), req.body.get("description", ""))
+    return 201, {}, label
+
+
+def update_label(s: StandIn, req: Request, repo: str, name: str) -> Answer:
+    label = s.state.labels.get(repo, {}).get(name)
+    if label is None:
+        return 404, {}, {"message": "Not Found"}
+    label.update({k: v for k, v in req.body.items() if k in {"color", "description"}})
+    if req.body.get("new_name"):
+        del s.state.labels[repo][name]
+        label["name"] = req.body["new_name"]
+        s.state.labels[repo][label["name"]] = label
+    return 200, {}, label
+
+
+def list_issues(s: StandIn, req: Request, repo: str) -> Answer:
+    q = {k: v[0] for k, v in req.query.items()}
+    since, state = q.get("since", ""), q.get("state", "open")  # GitHub's default is open
+    wanted = {x for x in q.get("labels", "").split(",") if x}
+    items = [i for (r, _), i in s.state.issues.items()
+             if r == repo and i["updated_at"] >= since and state in {"all", i["state"]}
+             and wanted <= {label["name"] for label in i["labels"]}]
+    key = q.get("sort", "created") + "_at"
+    items.sort(key=lambda i: (i[key], i["number"]), reverse=q.get("direction", "desc") == "desc")
+    per_page, page = int(q.get("per_page", "30")), int(q.get("page", "1"))
+    chunk = items[(page - 1) * per_page: page * per_page]
+    etag = f'W/"{hash(tuple((i["number"], i["updated_at"]) for i in chunk)) & 0xffffffff:x}"'
+    if req.headers.get("if-none-match") == etag:
+        return 304, {"ETag": etag}, None
+    return 200, {"ETag": etag}, chunk
+
+
+def latest_release(s: StandIn, req: Request, repo: str) -> Answer:
+    tag = s.state.releases.get(repo)
+    return (200, {}, {**sample("release"), "tag_name": tag}) if tag else (404, {}, {"message": "Not Found"})
+
+
+def collaborator(s: StandIn, req: Request, repo: str, user: str) -> Answer:
+    return (204, {}, None) if (repo, user) in s.state.collaborators else (404, {}, {"message": "Not Found"})
+
+
+def search(s: StandIn, req: Request) -> Answer:
+    q = req.query.get("q", [""])[0]
+    repo = re.search(r"repo:(\S+)", q).group(1)  # type: ignore[union-attr]
+    words = [w.lower() for w in q.split() if ":" not in w]
+    items = [i for (r, _), i in s.state.issues.items()
+             if r == repo and any(w in (i["title"] + i["body"]).lower() for w in words)]
+    return 200, {}, {"total_count": len(items), "incomplete_results": False, "items": items}
+
+
+def installation(s: StandIn, req: Request, repo: str) -> Answer:
+    return 200, {}, {"id": 4242, "account": {"login": repo.split("/")[0]}}
+
+
+def access_token(s: StandIn, req: Request, inst: str) -> Answer:
+    token = sample("installation_token")
+    s.accepted_tokens.add(token["token"])
+    return 201, {}, token
+
+
+def graphql(s: StandIn, req: Request) -> Answer:
+    query, v = req.body["query"], req.body.get("variables", {})
+    if "transferIssue" in query:
+        return 200, {}, _transfer(s, v["issueId"], v["repositoryId"])
+    if "updateSubscription" in query:
+        key = _by_node(s, v["id"])
+        s.state.subscriptions[key] = v["state"]
+        return 200, {}, {"data": {"updateSubscription": {"subscribable": {"viewerSubscription": v["state"]}}}}
+    repo = f"{v['owner']}/{v['name']}"
+    issue = s.state.issues.get((repo, int(v["number"])))
+    if issue is None:
+        return 200, {}, {"data": None, "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to an Issue"}]}
+    data: dict[str, Any] = {"repository": {"issue": {
+        "id": issue["node_id"],
+        "viewerSubscription": s.state.subscriptions.get((repo, issue["number"]), "UNSUBSCRIBED")}}}
+    if "target" in query:
+        data["target"] = {"id": f"R_{v['toOwner']}/{v['toName']}"}
+    return 200, {}, {"data": data}
+
+
+def _by_node(s: StandIn, node: str) -> tuple[str, int]:
+    return next(k for k, i in s.state.issues.items() if i["node_id"] == node)
+
+
+def _transfer(s: StandIn, issue_id: str, repo_id: str) -> dict[str, Any]:
+    old = _by_node(s, issue_id)
+    target = repo_id.removeprefix("R_")
+    number = 1 + max((n for (r, n) in s.state.issues if r == target), default=0)
+    issue = s.state.issues.pop(old)
+    s.state.add_issue(target, number, issue["title"], issue["body"], author=issue["user"]["login"])
+    s.state.comments[(target, number)] = s.state.comments.pop(old)
+    s.state.moved[old] = (target, number)
+    return {"data": {"transferIssue": {"issue": {
+        "number": number, "url": f"https://github.com/{target}/issues/{number}",
+        "repository": {"nameWithOwner": target}}}}}
+
+
+R = r"/repos/(?P<repo>[^/]+/[^/]+)"
+ROUTES = [
+    ("GET", ISSUE, get_issue),
+    ("PATCH", ISSUE, patch_issue),
+    ("GET", ISSUE + "/comments", list_comments),
+    ("POST", ISSUE + "/comments", post_comment),
+    ("POST", ISSUE + "/labels", add_labels),
+    ("GET", R + "/labels", list_labels),
+    ("POST", R + "/labels", create_label),
+    ("PATCH", R + "/labels/(?P<name>.+)", update_label),
+    ("GET", R + "/issues", list_issues),
+    ("GET", R + "/releases/latest", latest_release),
+    ("GET", R + "/collaborators/(?P<user>[^/]+)", collaborator),
+    ("GET", R + "/installation", installation),
+    ("GET", "/search/issues", search),
+    ("POST", r"/app/installations/(?P<inst>\d+)/access_tokens", access_token),
+    ("POST", "/graphql", graphql),
+]

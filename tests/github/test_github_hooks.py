@@ -1,0 +1,153 @@
+"""Claude Code hooks: exact protocol JSON for allowed, rewritten and blocked calls."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+
+from issuetriage.hooks import HookReply, run
+from issuetriage.models import Issue
+
+ENV = {"GITHUB_REPOSITORY": REPO, "TRIAGE_ISSUE_NUMBER": "103"}
+MARKER_ONLY = {"hookEventName": "PreToolUse", "permissionDecision": "allow"}
+
+
+def issue(labels=(), comments=()) -> Issue:
+    return Issue(repo=REPO, number=103, title="sorting order differs", body="equal keys move", labels=labels,
+                 comments=comments)
+
+
+def pre(tool: str, tool_input: dict, env=ENV, current: Issue | None = None, policy=None) -> HookReply:
+    event = {"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}
+    return run("pre-tool-use", json.dumps(event), env, policy, read_issue=lambda r, n: current or issue())
+
+
+def mcp_update(**fields) -> dict:
+    return {"owner": "pytorch", "repo": "pytorch", "issue_number": 103, **fields}
+
+
+def test_allowed_call_passes_unchanged(policy):
+    reply = pre("Bash", {"command": "gh issue edit 103 --add-label 'module: docs' --repo pytorch/pytorch"},
+                policy=policy)
+    assert reply.exit_code == 0 and reply.stderr == ""
+    assert json.loads(reply.stdout) == {"hookSpecificOutput": {
+        **MARKER_ONLY, "permissionDecisionReason": "issuetriage guard: allowed"}}
+
+
+def test_label_set_is_rewritten_to_keep_existing_labels_and_drop_forbidden_ones(policy):
+    current = issue(labels=("module: sorting and selection",))
+    reply = pre("mcp__github__update_issue", mcp_update(labels=["module: docs", "ciflow/trunk"]),
+                current=current, policy=policy)
+    assert reply.exit_code == 0
+    out = json.loads(reply.stdout)
+    assert out == {"hookSpecificOutput": {
+        **MARKER_ONLY,
+        "permissionDecisionReason": "issuetriage guard: ciflow/trunk: forbidden prefix 'ciflow/'",
+        "updatedInput": mcp_update(labels=["module: docs", "module: sorting and selection", "triage review"]),
+    }}
+
+
+def test_template_comment_gets_its_marker(policy):
+    text = policy.templates["request_more_info"].comment
+    reply = pre("mcp__github__add_issue_comment", mcp_update(body=text), policy=policy)
+    out = json.loads(reply.stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "allow"
+    assert out["updatedInput"] == mcp_update(body=policy.render_template("request_more_info"))
+
+
+@pytest.mark.parametrize("tool,tool_input,reason", [
+    ("mcp__github__update_issue", {"owner": "pytorch", "repo": "pytorch", "issue_number": 7, "labels": ["module: docs"]},
+     "target pytorch/pytorch#7 is not the triage target pytorch/pytorch#103"),
+    ("mcp__github__add_issue_comment", mcp_update(body="I think this is fixed, try nightly"),
+     "comment: the bot posts only the profile's templates"),
+    ("mcp__github__issue_write", {"method": "create", "owner": "pytorch", "repo": "pytorch", "title": "x"},
+     "issue_write may only update the triage target"),
+    ("Bash", {"command": "gh label delete bug --repo pytorch/pytorch"},
+     "the bot never creates, edits or deletes repository labels"),
+    ("Bash", {"command": "gh api -X PATCH repos/pytorch/pytorch/issues/103 -f state=closed"},
+     "gh api writes are not allowed; use gh issue"),
+    ("Bash", {"command": "gh issue edit 103 --remove-label triaged"},
+     "the bot only adds labels, comments, closes and transfers"),
+])
+def test_blocked_calls_exit_2_with_the_reason_on_stderr(policy, tool, tool_input, reason):
+    reply = pre(tool, tool_input, policy=policy)
+    assert reply == HookReply(2, "", f"issuetriage blocked this call: {reason}\n")
+
+
+def test_duplicate_template_is_blocked(policy):
+    posted = issue(comments=({"author": "bot", "body": policy.render_template("request_more_info")},))
+    text = policy.templates["request_more_info"].comment
+    reply = pre("mcp__github__add_issue_comment", mcp_update(body=text), current=posted, policy=policy)
+    assert reply.exit_code == 2 and "nothing left to do" in reply.stderr
+
+
+def test_missing_target_env_blocks_writes_but_ignores_other_tools(policy):
+    reply = pre("mcp__github__update_issue", mcp_update(labels=["module: docs"]), env={}, policy=policy)
+    assert reply.exit_code == 2 and "GITHUB_REPOSITORY" in reply.stderr
+    assert pre("Read", {"file_path": "/tmp/x"}, env={}, policy=policy) == HookReply()
+    assert pre("Bash", {"command": "ls -la"}, env={}, policy=policy) == HookReply()
+    gh_write = pre("Bash", {"command": "gh issue comment 103 --body hi"}, env={}, policy=policy)
+    assert gh_write.exit_code == 2
+
+
+def test_reads_get_no_opinion(policy):
+    assert pre("mcp__github__issue_read", mcp_update(), policy=policy) == HookReply()
+    assert pre("Bash", {"command": "gh issue view 103 --json labels"}, policy=policy) == HookReply()
+
+
+def test_hook_fails_closed_when_github_cannot_be_read(policy):
+    def broken(repo, number):
+        raise ConnectionError("no route")
+    event = {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(labels=["module: docs"])}
+    reply = run("pre-tool-use", json.dumps(event), ENV, policy, read_issue=broken)
+    assert reply.exit_code == 2 and "ConnectionError" in reply.stderr
+
+
+def test_invalid_json_blocks(policy):
+    assert run("pre-tool-use", "{not json", ENV, policy).exit_code == 2
+
+
+def test_post_tool_use_marks_bot_triaged_and_logs(policy, tmp_path):
+    added = []
+    log = tmp_path / "hooks.log"
+    env = {**ENV, "TRIAGE_HOOK_DEBUG_LOG": str(log)}
+    event = {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(labels=["module: docs"]),
+             "tool_response": {"content": "ok"}}
+    reply = run("post-tool-use", json.dumps(event), env, policy,
+                add_label=lambda r, n, label: added.append((r, n, label)))
+    assert added == [(REPO, 103, "bot-triaged")]
+    assert json.loads(reply.stdout) == {"hookSpecificOutput": {
+        "hookEventName": "PostToolUse", "additionalContext": "issuetriage added 'bot-triaged' to pytorch/pytorch#103"}}
+    assert "[PostToolUse]" in log.read_text()
+
+
+def test_post_tool_use_skips_failed_calls(policy):
+    event = {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(labels=["x"]),
+             "tool_response": {"isError": True}}
+    reply = run("post-tool-use", json.dumps(event), ENV, policy, add_label=lambda *a: pytest.fail("labelled"))
+    assert reply == HookReply()
+
+
+def test_cli_hook_end_to_end_against_the_standin(standin, tmp_path):
+    """The real command: reads the issue from the stand-in, prints the protocol JSON."""
+    seed(standin, 103)
+    env = {**standin.env(), **ENV, "TRIAGE_HOOK_DEBUG_LOG": str(tmp_path / "log"),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"), "PATH": "/usr/bin:/bin"}
+    event = {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(labels=["module: docs"])}
+    proc = subprocess.run([sys.executable, "-m", "issuetriage.cli", "hook", "pre-tool-use"], input=json.dumps(event),
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+    assert standin.writes == []
+    wrong = {"tool_name": "mcp__github__add_issue_comment",
+             "tool_input": {"owner": "pytorch", "repo": "pytorch", "issue_number": 9, "body": "hi"}}
+    blocked = subprocess.run([sys.executable, "-m", "issuetriage.cli", "hook", "pre-tool-use"],
+                             input=json.dumps(wrong), capture_output=True, text=True, env=env, timeout=120)
+    assert blocked.returncode == 2 and blocked.stdout == ""
+    assert blocked.stderr.startswith("issuetriage blocked this call: target pytorch/pytorch#9")
+    assert standin.token not in (tmp_path / "log").read_text()

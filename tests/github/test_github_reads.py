@@ -1,0 +1,67 @@
+"""Reads beyond the issue itself, and the scrub flow's etiquette (subscription, collaborators)."""
+
+from __future__ import annotations
+
+from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+
+from issuetriage.github import reads, writes
+from issuetriage.github.apply import apply_plan
+from issuetriage.github.client import PER_PAGE
+from issuetriage.models import Decision, Plan
+
+
+def test_comments_are_paginated_without_an_extra_empty_page(standin, client):
+    standin.state.add_issue(REPO, 1, "t", "b", comments=tuple(f"c{i}" for i in range(PER_PAGE + 3)))
+    issue = reads.fetch_issue(client, REPO, 1)
+    assert [c.body for c in issue.comments][-1] == f"c{PER_PAGE + 2}" and len(issue.comments) == PER_PAGE + 3
+    assert [r.query.get("page") for r in standin.log[1:]] == [["1"], ["2"]]
+
+
+def test_issue_without_comments_costs_one_read(standin, client):
+    standin.state.add_issue(REPO, 1, "t", "b")
+    reads.fetch_issue(client, REPO, 1)
+    assert len(standin.log) == 1
+
+
+def test_latest_release_and_similar_issues(standin, client):
+    standin.state.releases[REPO] = "v2.10.1"
+    assert reads.latest_minor(client, REPO) == "2.10"
+    assert reads.latest_minor(client, "pytorch/vision") is None
+    seed(standin, 115)
+    seed(standin, 103)
+    found = reads.similar_issues(client, REPO, "svd")
+    assert [i.number for i in found] == [115]
+
+
+def test_collaborator_check(standin, client):
+    standin.state.collaborators.add((REPO, "maintainer"))
+    assert reads.is_collaborator(client, REPO, "maintainer") is True
+    assert reads.is_collaborator(client, REPO, "drive-by") is False
+
+
+def test_subscription_is_saved_before_and_restored_after_writes(standin, client, policy):
+    standin.state.add_issue(REPO, 3, "t", "b")
+    standin.state.subscriptions[(REPO, 3)] = "UNSUBSCRIBED"
+    issue = reads.fetch_issue(client, REPO, 3)
+    plan = Plan(repo=REPO, number=3, decision=Decision.REQUEST_INFO, templates=("request_more_info",),
+                labels_added=("bot-triaged",))
+    apply_plan(client, plan, issue, policy, keep_subscription=True)
+    kinds = [("graphql" if r.path == "/graphql" else r.method) for r in standin.log[1:]]
+    assert kinds == ["graphql", "POST", "POST", "graphql"]
+    assert standin.state.subscriptions[(REPO, 3)] == "UNSUBSCRIBED"  # commenting had subscribed us
+
+
+def test_commenting_subscribes_the_viewer_in_the_standin(standin, client):
+    standin.state.add_issue(REPO, 5, "t", "b")
+    writes.comment(client, REPO, 5, "hello")
+    assert writes.subscription(client, REPO, 5)[1] == "SUBSCRIBED"
+
+
+def test_subscription_is_not_restored_when_the_issue_gets_closed(standin, client, policy):
+    standin.state.add_issue(REPO, 4, "t", "b")
+    issue = reads.fetch_issue(client, REPO, 4)
+    plan = Plan(repo=REPO, number=4, decision=Decision.CLOSE_QUESTION, templates=("redirect_to_forum",),
+                close=True, labels_added=("bot-triaged",))
+    apply_plan(client, plan, issue, policy, keep_subscription=True)
+    mutations = [r for r in standin.log if r.path == "/graphql" and "mutation" in r.body["query"]]
+    assert mutations == []

@@ -1,0 +1,35 @@
+"""The judge factory: names, the `auto` default, and clean errors."""
+
+import pytest
+
+from issuetriage.errors import UserError
+from issuetriage.heuristic import HeuristicJudge
+from issuetriage.judges import get_judge
+
+
+@pytest.fixture
+def no_llm_env(monkeypatch):
+    for key in list(__import__("os").environ):
+        if key.startswith("ISSUETRIAGE_LLM_"):
+            monkeypatch.delenv(key)
+
+
+def test_auto_is_the_offline_heuristic_without_a_model_or_llm(no_llm_env):
+    assert isinstance(get_judge("auto"), HeuristicJudge)
+
+
+def test_auto_is_hybrid_when_an_llm_is_configured(no_llm_env, monkeypatch, tmp_path):
+    monkeypatch.setenv("ISSUETRIAGE_LLM_MODEL", "claude-sonnet-4-6")
+    monkeypatch.setenv("ISSUETRIAGE_LLM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+    assert get_judge("auto").name == "hybrid"
+
+
+def test_learned_needs_a_model_folder():
+    with pytest.raises(UserError, match="needs --model"):
+        get_judge("learned")
+
+
+def test_unknown_judge_is_named():
+    with pytest.raises(UserError, match="unknown judge 'oracle'"):
+        get_judge("oracle")

@@ -1,0 +1,70 @@
+import shutil
+from pathlib import Path
+
+import pytest
+
+from issuetriage.errors import ConfigError
+from issuetriage.policy import PROFILES_DIR, load_profile, load_profile_dir
+
+
+@pytest.fixture
+def profile_copy(tmp_path: Path) -> Path:
+    dest = tmp_path / "p"
+    shutil.copytree(PROFILES_DIR / "pytorch", dest)
+    return dest
+
+
+def test_shipped_profile_loads_with_the_whole_catalog(policy):
+    assert len(policy.labels) >= 280
+    groups = {spec.group for spec in policy.labels.values()}
+    assert groups == {"module", "oncall", "topic", "other"}
+    assert {"oncall: jit", "oncall: distributed", "oncall: export", "oncall: quantization",
+            "oncall: mobile", "oncall: profiler", "oncall: visualization"} == set(policy.redirect_labels)
+    assert policy.queues.pt2.label == "oncall: pt2" and policy.queues.pt2.cpu_label == "oncall: cpu inductor"
+    assert {"pytorch/vision", "pytorch/text", "pytorch/audio", "pytorch/rl", "pytorch/executorch"} == set(policy.transfer_repos)
+
+
+@pytest.mark.parametrize("label", ["ciflow/trunk", "test-config/default", "release notes: nn", "ci-no-td",
+                                   "ci: sev", "sev0", "module: deprecated stuff", "merge blocking",
+                                   "oncall: releng", "actionable", "needs design", "needs reproduction",
+                                   "needs research", "high priority"])
+def test_forbidden_labels(policy, label):
+    assert policy.forbidden_reason(label)
+
+
+@pytest.mark.parametrize("label", ["module: nn", "triaged", "oncall: jit", "feature"])
+def test_allowed_labels_are_not_forbidden(policy, label):
+    assert policy.forbidden_reason(label) is None
+
+
+@pytest.mark.parametrize("file,text,expected", [
+    ("profile.toml", 'name = "x"\nrepo = "o/r"\nbogus = 1\n', "profile.toml: bogus: unknown key"),
+    ("profile.toml", 'name = "x"\nrepo = "o/r"\n[release]\nlatest_minor = "two"\n', "profile.toml: release.latest_minor"),
+    ("forbidden.toml", 'prefixes = "ci"\n', "forbidden.toml: prefixes"),
+    ("labels.toml", '[[label]]\nname = "a"\nwhn = "typo"\n', "labels.toml: label.0.whn: unknown key"),
+    ("labels.toml", '[[label]]\nname = "a"\npatterns = ["("]\n', "labels.toml: label.0.patterns"),
+    ("redundancy.toml", '[[pair]]\nspecific = "module: nope"\ngeneric = "module: nn"\n', "redundancy.toml: pair.0.specific"),
+    ("templates.toml", "[templates.x]\naction='a'\nuse_when='b'\ncomment='c'\n", "templates.toml: templates.redirect_to_forum: missing"),
+    ("queues.toml", "not toml = = =", "queues.toml: not valid TOML"),
+])
+def test_bad_profile_errors_name_file_and_key(profile_copy, file, text, expected):
+    (profile_copy / file).write_text(text)
+    with pytest.raises(ConfigError) as exc:
+        load_profile_dir(profile_copy)
+    assert expected in str(exc.value)
+
+
+def test_missing_profile_file_is_named(profile_copy):
+    (profile_copy / "rules.toml").unlink()
+    with pytest.raises(ConfigError, match="rules.toml: missing profile file"):
+        load_profile_dir(profile_copy)
+
+
+def test_unknown_profile_lists_shipped_ones():
+    with pytest.raises(ConfigError, match="unknown profile 'nope'.*pytorch"):
+        load_profile("nope")
+
+
+def test_templates_render_with_marker(policy):
+    text = policy.render_template("redirect_to_forum")
+    assert text.endswith(policy.template_marker("redirect_to_forum"))

@@ -1,0 +1,198 @@
+"""Each decision-tree step, fed a judgment directly, so the tree is tested apart from any judge."""
+
+import pytest
+
+from issuetriage.judgment import Kind, MissingRepro
+from issuetriage.models import Decision
+from issuetriage.redaction import REMOVAL_NOTICE
+from issuetriage.signals import extract_signals
+from issuetriage.tree import propose
+
+from builders import make_issue, make_judgment
+
+
+def plan_for(policy, issue=None, judgment=None):
+    issue = issue or make_issue()
+    return propose(issue, extract_signals(issue), judgment or make_judgment(), policy)
+
+
+def test_step0_already_routed_adds_nothing(policy):
+    plan = plan_for(policy, make_issue(labels=["oncall: jit"]),
+                    make_judgment(labels={"module: nn": 0.99}, escalate=("crash",)))
+    assert plan.decision is Decision.SKIP_ALREADY_ROUTED
+    assert not plan.has_effect and plan.trace[0].step.startswith("0 ")
+
+
+def test_step1_confident_question_is_closed_with_forum_redirect(policy):
+    plan = plan_for(policy, judgment=make_judgment(Kind.QUESTION, 0.95))
+    assert plan.decision is Decision.CLOSE_QUESTION and plan.close
+    assert plan.templates == ("redirect_to_forum",)
+    assert "triaged" not in plan.labels_added and "bot-triaged" in plan.labels_added
+
+
+@pytest.mark.parametrize("kind,conf", [(Kind.UNCLEAR, 0.9), (Kind.QUESTION, 0.5)])
+def test_step1_unclear_requests_info_and_stops(policy, kind, conf):
+    plan = plan_for(policy, judgment=make_judgment(kind, conf, {"module: nn": 0.9}))
+    assert plan.decision is Decision.REQUEST_INFO and not plan.close
+    assert plan.templates == ("request_more_info",) and "module: nn" not in plan.labels_added
+
+
+def test_step1_expected_behaviour_closes(policy):
+    plan = plan_for(policy, judgment=make_judgment(Kind.EXPECTED_BEHAVIOR, 0.9))
+    assert plan.decision is Decision.CLOSE_EXPECTED_BEHAVIOR and plan.close
+
+
+@pytest.mark.parametrize("link", [
+    "https://drive.google.com/file/d/xyz/view", "https://example.com/model.pt",
+    "https://example.com/a/b/weights.safetensors", "https://www.dropbox.com/s/abc/data.zip?dl=0",
+    "https://huggingface.co/someone/model/resolve/main/pytorch_model.bin", "https://mega.nz/file/abc",
+    "https://we.tl/t-abc", "https://1drv.ms/u/s!abc", "https://example.com/data.pkl",
+])
+def test_step1_5_download_links_are_removed_and_no_triaged(policy, link):
+    issue = make_issue(body=f"Get the file at {link} and run it.\n\nSee https://pytorch.org/docs/stable/index.html")
+    plan = plan_for(policy, issue, make_judgment(labels={"module: nn": 0.9}))
+    assert plan.decision is Decision.REQUEST_REPRODUCTION
+    assert plan.templates == ("request_self_contained_reproduction",)
+    assert link not in plan.body_edit and REMOVAL_NOTICE in plan.body_edit
+    assert "https://pytorch.org/docs/stable/index.html" in plan.body_edit
+    assert "triaged" not in plan.labels_added and "needs reproduction" not in plan.labels_added
+
+
+def test_step1_5_ordinary_links_are_kept(policy):
+    issue = make_issue(body="See https://github.com/pytorch/pytorch/blob/main/torch/nn/functional.py")
+    assert plan_for(policy, issue, make_judgment(labels={"module: nn": 0.9})).decision is Decision.LABEL
+
+
+@pytest.mark.parametrize("kind", [k for k in MissingRepro if k is not MissingRepro.DOWNLOAD])
+def test_step1_55_missing_repro_requests_reproduction(policy, kind):
+    plan = plan_for(policy, judgment=make_judgment(labels={"module: nn": 0.9}, missing=kind))
+    assert plan.decision is Decision.REQUEST_REPRODUCTION and plan.body_edit is None
+    assert "triaged" not in plan.labels_added
+
+
+def test_step1_6_edge_case_adds_label_template_and_keeps_going(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"module: edge cases": 0.9, "topic: fuzzer": 0.8,
+                                                           "module: nn": 0.9}))
+    assert {"module: edge cases", "topic: fuzzer", "module: nn", "triaged"} <= set(plan.labels_added)
+    assert plan.templates == ("numerical_accuracy",) and plan.decision is Decision.LABEL
+
+
+def test_step2_transfer_to_sibling_repo(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"module: nn": 0.9}, transfer="pytorch/vision"))
+    assert plan.decision is Decision.TRANSFER and plan.transfer_repo == "pytorch/vision"
+    assert "triaged" not in plan.labels_added and "module: nn" not in plan.labels_added
+
+
+def test_step2_unknown_transfer_target_is_ignored(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"module: nn": 0.9}, transfer="evil/repo"))
+    assert plan.decision is Decision.LABEL and plan.transfer_repo is None
+
+
+def test_step2_5_pt2_gets_a_module_label_fallback(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"oncall: pt2": 0.9}))
+    assert plan.decision is Decision.LABEL
+    assert {"oncall: pt2", "module: compile ux", "triaged"} <= set(plan.labels_added)
+
+
+def test_step2_5_aot_eager_failing_too_means_dispatcher_not_inductor(policy):
+    issue = make_issue(title="torch.compile problem", body="It also fails with backend aot_eager, same error.")
+    plan = plan_for(policy, issue, make_judgment(labels={"oncall: pt2": 0.9, "module: inductor": 0.9}))
+    assert "module: pt2-dispatcher" in plan.labels_added and "module: inductor" not in plan.labels_added
+
+
+def test_step2_5_rubric_labels_come_from_the_judge(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"oncall: pt2": 0.9, "module: dynamo": 0.8,
+                                                           "module: inductor": 0.3}))
+    assert "module: dynamo" in plan.labels_added and "module: inductor" not in plan.labels_added
+    weak = plan_for(policy, judgment=make_judgment(labels={"oncall: pt2": 0.9, "module: inductor": 0.3}))
+    assert "module: inductor" in weak.labels_added and "module: compile ux" not in weak.labels_added
+
+
+@pytest.mark.parametrize("text,expected,absent", [
+    ("It also fails with backend aot_eager, same error.", "module: pt2-dispatcher", "module: inductor"),
+    ("With backend aot_eager it works; only inductor breaks in torch._inductor codegen.", "module: inductor", "module: pt2-dispatcher"),
+    ("Dynamo raises torch._dynamo.exc.Unsupported while tracing: a graph break.", "module: dynamo", "module: pt2-dispatcher"),
+    ("We use mark_dynamic and the SymInt guard fails with dynamic shapes.", "module: dynamic shapes", "module: helion"),
+])
+def test_step2_5_pt2_rubric_with_the_heuristic_judge(policy, text, expected, absent):
+    from issuetriage.engine import triage
+    plan = triage(make_issue(title="torch.compile problem", body=f"With torch.compile: {text}"), policy)
+    assert "oncall: pt2" in plan.labels_added
+    assert expected in plan.labels_added and absent not in plan.labels_added
+
+
+def test_step2_5_cpu_only_inductor_goes_to_cpu_subqueue(policy):
+    issue = make_issue(body="torch.compile with inductor on cpu only: the cpp codegen vectorization is wrong; aot_eager works.")
+    plan = plan_for(policy, issue, make_judgment(labels={"oncall: pt2": 0.9, "module: inductor": 0.8}))
+    assert "oncall: cpu inductor" in plan.labels_added
+
+
+def test_step2_5_compile_plus_distributed_routes_to_both(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"oncall: pt2": 0.9, "oncall: distributed": 0.9}))
+    assert {"oncall: pt2", "oncall: distributed"} <= set(plan.labels_added)
+
+
+def test_step2_5_helion_only_when_named(policy):
+    named = make_issue(body="A helion kernel under torch.compile fails.")
+    plan = plan_for(policy, named, make_judgment(labels={"oncall: pt2": 0.9}))
+    assert {"module: helion", "module: inductor"} <= set(plan.labels_added)
+    plain = plan_for(policy, make_issue(body="torch.compile fails"), make_judgment(labels={"oncall: pt2": 0.9}))
+    assert "module: helion" not in plain.labels_added
+
+
+def test_step3_redirect_has_exactly_one_oncall_and_nothing_else(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"oncall: jit": 0.7, "oncall: profiler": 0.6,
+                                                           "module: nn": 0.9, "module: edge cases": 0.9}))
+    assert plan.decision is Decision.REDIRECT_ONCALL
+    assert [l for l in plan.labels_added if l.startswith("oncall:")] == ["oncall: jit"]
+    assert set(plan.labels_added) == {"oncall: jit", "bot-triaged"} and plan.templates == ()
+
+
+def test_step4_general_queue_labels_specific_and_one_type(policy):
+    plan = plan_for(policy, judgment=make_judgment(Kind.FEATURE, 0.8, {"module: rnn": 0.9, "module: nn": 0.8,
+                                                                       "feature": 0.7, "enhancement": 0.6}))
+    assert plan.decision is Decision.LABEL and "module: rnn" in plan.labels_added
+    assert len([l for l in plan.labels_added if l in policy.meta.type_labels]) == 1
+    assert "triaged" in plan.labels_added
+
+
+def test_step4_abstains_without_a_confident_module(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"module: nn": 0.2}))
+    assert plan.decision is Decision.TRIAGE_REVIEW
+    assert "triage review" in plan.labels_added and "triaged" not in plan.labels_added
+
+
+@pytest.mark.parametrize("reason", ["crash", "silent_correctness", "regression", "internal_assert", "wide_impact"])
+def test_step5a_escalation_is_triage_review_never_high_priority(policy, reason):
+    plan = plan_for(policy, judgment=make_judgment(labels={"module: nn": 0.9}, escalate=(reason,)))
+    assert plan.decision is Decision.TRIAGE_REVIEW and "triage review" in plan.labels_added
+    assert "high priority" not in plan.labels_added and "triaged" not in plan.labels_added
+    assert "module: nn" in plan.labels_added
+
+
+@pytest.mark.parametrize("body,labels,flagged", [
+    ("PyTorch version: 2.9.1\nit fails", [], True),
+    ("torch==2.9.0 breaks this", [], True),
+    ("PyTorch version: 2.7.0", [], False),
+    ("no version at all", ["high priority"], True),
+    ("no version at all", [], False),
+])
+def test_step5b_release_triage(policy, body, labels, flagged):
+    plan = plan_for(policy, make_issue(body=body, labels=labels), make_judgment(labels={"module: nn": 0.9}))
+    assert ("release triage" in plan.labels_added) is flagged
+
+
+def test_step5b_never_with_unknown_release(policy):
+    from issuetriage.policy import Meta, Release
+    import copy
+    unknown = copy.copy(policy)
+    unknown.meta = Meta.model_validate({**policy.meta.model_dump(), "release": Release(latest_minor="unknown")})
+    plan = plan_for(unknown, make_issue(body="PyTorch version: 2.9.1", labels=["high priority"]),
+                    make_judgment(labels={"module: nn": 0.9}))
+    assert "release triage" not in plan.labels_added
+
+
+def test_every_plan_explains_itself(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"module: nn": 0.9}))
+    assert [t.step.split()[0] for t in plan.trace] == ["4", "6", "7"]
+    assert all(t.reason for t in plan.trace)
