@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "issuetriage.commands.llm",
     "issuetriage.commands.github",
     "issuetriage.commands.learn",
+    "issuetriage.commands.scrub",
 )
 
 

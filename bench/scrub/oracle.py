@@ -1,0 +1,117 @@
+"""The one oracle every minimizer in the bench uses (standalone: runs under any Python 3.8+).
+
+Interesting means: the candidate, run as repro.py in a fresh directory, fails with the same
+exception class and a message containing the expected substring; when the original failure came
+from inside the library, the innermost frame is still there and the substring is not a string
+literal of the candidate; timeouts are not interesting.
+
+CLI (for shrinkray): python oracle.py SPEC.json FILE → exit 0 when interesting. Each call appends
+one byte to SPEC's "counter" file and keeps the smallest interesting candidate in "best".
+"""
+
+from __future__ import annotations
+
+import ast
+import fcntl
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+
+
+def run(code: str, spec: dict) -> tuple[int | None, str]:
+    """(exit code or None on timeout, stderr) of one run of the candidate."""
+    with tempfile.TemporaryDirectory(prefix="oracle-") as folder:
+        with open(os.path.join(folder, "repro.py"), "w") as handle:
+            handle.write(code)
+        env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
+               "PYTHONPATH": spec.get("pythonpath", ""), "HOME": folder, "TMPDIR": folder}
+        try:
+            done = subprocess.run([spec["python"], "repro.py"], cwd=folder, env=env,
+                                  capture_output=True, text=True, timeout=spec["timeout"])
+        except subprocess.TimeoutExpired:
+            return None, ""
+        return done.returncode, done.stderr
+
+
+def last_failure(stderr: str) -> tuple[str, str, str] | None:
+    """(exception class, message, innermost file) of the last traceback in stderr."""
+    lines = stderr.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
+    if not starts:
+        return None
+    innermost = ""
+    for i in range(starts[-1] + 1, len(lines)):
+        match = _FRAME.match(lines[i])
+        if match:
+            innermost = match.group(1)
+        elif lines[i] and not lines[i][0].isspace():
+            name, _, message = lines[i].partition(":")
+            return name.strip(), message.strip(), innermost
+    return None
+
+
+def _literal(code: str, text: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and text in n.value
+               for n in ast.walk(tree))
+
+
+def verdict(code: str, stderr: str, returncode: int | None, spec: dict) -> bool:
+    if returncode is None or returncode == 0:
+        return False
+    failure = last_failure(stderr)
+    if failure is None:
+        return False
+    name, message, innermost = failure
+    if name.rsplit(".", 1)[-1] != spec["exception"].rsplit(".", 1)[-1] or spec["substring"] not in message:
+        return False
+    if spec["from_library"]:
+        return not innermost.endswith("repro.py") and not _literal(code, spec["substring"])
+    return True
+
+
+def interesting(code: str, spec: dict) -> bool:
+    try:
+        compile(code, "repro.py", "exec")
+    except (SyntaxError, ValueError):
+        return False
+    returncode, stderr = run(code, spec)
+    return verdict(code, stderr, returncode, spec)
+
+
+def size(code: str) -> tuple[int, int]:
+    return (sum(1 for line in code.splitlines() if line.strip()), len(code))
+
+
+def record(code: str, ok: bool, spec: dict) -> None:
+    """Count the call; keep the smallest interesting candidate (a tool stopped at its cap keeps it)."""
+    with open(spec["counter"], "ab") as handle:
+        handle.write(b".")
+    if not ok:
+        return
+    with open(spec["best"] + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        best = open(spec["best"]).read() if os.path.exists(spec["best"]) else None
+        if best is None or size(code) < size(best):
+            with open(spec["best"], "w") as handle:
+                handle.write(code)
+
+
+def main() -> int:
+    spec = json.load(open(sys.argv[1]))
+    code = open(sys.argv[2]).read()
+    ok = interesting(code, spec)
+    record(code, ok, spec)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

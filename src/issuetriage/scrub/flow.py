@@ -1,0 +1,176 @@
+"""The scrub library API: pick, screen, expect, review, run, bisect, minimize, report.
+
+Decide-then-act: every step before the run is pure; the only side effects are the runs,
+made through one `Runner` seam (the sandbox by default, a fake in tests).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from issuetriage.models import Issue
+from issuetriage.scrub import astedit
+from issuetriage.scrub.actionable import screen
+from issuetriage.scrub.bisect import bisect, probe_label
+from issuetriage.scrub.expected import add_wrong_result_assertion, expected_from_text, parse_failure, distinctive
+from issuetriage.scrub.minimize import minimize
+from issuetriage.scrub.model import (BisectResult, Expected, Finding, Interpreter, Limits,
+                                     MinimizeResult, Outcome, ReproSource, RunResult, Stop)
+from issuetriage.scrub.outcome import Oracle, classify, in_library
+from issuetriage.scrub.pick import pick_repro
+from issuetriage.scrub.safety import review
+from issuetriage.scrub.sandbox import SCRIPT, run_script
+
+Runner = Callable[[str, Interpreter, Limits, int], RunResult]
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to scrub: interpreters (oldest first; the newest is checked), allowed rules, limits."""
+
+    interpreters: tuple[Interpreter, ...] = ()
+    allow: frozenset[str] = frozenset()
+    isolation: str | None = "auto"
+    limits: Limits = Limits()
+    runs: int = 3
+    minimize: bool = True
+    target_lines: int = 20
+    workers: int = 3
+    have_gpu: bool = False
+
+
+@dataclass(frozen=True)
+class ScrubReport:
+    """Everything scrub found out about one issue (see docs/scrub.md for the JSON shape)."""
+
+    issue: str
+    stop: Stop | None = None
+    repro_source: ReproSource | None = None
+    expected: Expected | None = None
+    safety: tuple[Finding, ...] = ()
+    blocked: tuple[str, ...] = ()
+    ran: bool = False
+    isolation: str | None = None
+    interpreter: str | None = None
+    outcome: Outcome | None = None
+    runs: tuple[tuple[int, Outcome, RunResult], ...] = ()
+    bisect: BisectResult | None = None
+    original_lines: int = 0
+    minimized: MinimizeResult | None = None
+    script: str = ""
+    triggers: tuple[str, ...] = field(default=())
+
+
+def default_interpreter() -> Interpreter:
+    """The running Python, labelled by its torch version when it has torch."""
+    return Interpreter(probe_label(Path(sys.executable)), Path(sys.executable))
+
+
+def sandbox_runner(isolation: str | None) -> Runner:
+    return lambda code, interp, limits, seed: run_script(code, interp, limits, seed, isolation)
+
+
+def scrub(issue: Issue, options: Options = Options(), runner: Runner | None = None) -> ScrubReport:
+    """Review, re-run, bisect and minimize an issue's reproduction; never runs unsafe code."""
+    runner = runner or sandbox_runner(options.isolation)
+    report = ScrubReport(issue.ref)
+    stop = screen(issue, "", options.have_gpu)  # no script yet: hardware needs are judged later
+    picked = pick_repro(issue) if stop is None else stop
+    if isinstance(picked, Stop):
+        return replace(report, stop=picked)
+    stop = screen(issue, picked.code, options.have_gpu)
+    if stop is not None:
+        return replace(report, stop=stop, repro_source=picked)
+    script, expected = _expectation(issue, picked.code)
+    findings = tuple(review(script))
+    blocked = tuple(sorted({f.rule for f in findings} - options.allow)) if "all" not in options.allow else ()
+    report = replace(report, repro_source=picked, expected=expected, safety=findings, blocked=blocked,
+                     script=script, original_lines=astedit.count_lines(picked.code))
+    if blocked:
+        return replace(report, stop=Stop(f"safety review found {', '.join(blocked)}; a human must "
+                                         f"read the script and pass --allow RULE", "triage review"))
+    text = f"{issue.title}\n{issue.body}".lower()
+    report = _run_all(report, options, runner)
+    return replace(report, triggers=tuple(t for t in report.triggers if not _already_said(t, text)))
+
+
+def _already_said(trigger: str, text: str) -> bool:
+    return any(word in text and word in trigger.lower() for word in ("cpu", "aot_eager", "small"))
+
+
+def _expectation(issue: Issue, code: str) -> tuple[str, Expected | None]:
+    text = "\n".join([issue.body, *(c.body for c in issue.comments)])
+    expected = expected_from_text(text)
+    if expected is not None:
+        return code, expected
+    wrong = add_wrong_result_assertion(code)
+    return wrong if wrong else (code, None)
+
+
+def _run_all(report: ScrubReport, options: Options, runner: Runner) -> ScrubReport:
+    interps = options.interpreters or (default_interpreter(),)
+    newest = interps[-1]
+    runs = _repeat(report.script, newest, options, runner, report.expected)
+    expected = report.expected or _learned(runs[0][2])
+    if expected is not report.expected:
+        runs = tuple((seed, classify(r, expected), r) for seed, _, r in runs)
+    outcome = Counter(o for _, o, _ in runs).most_common(1)[0][0]
+    report = replace(report, ran=True, isolation=runs[0][2].isolation, interpreter=newest.label,
+                     outcome=outcome, runs=runs, expected=expected)
+    if len(interps) > 1:
+        probe = lambda interp: classify(runner(report.script, interp, options.limits, 0), expected)
+        report = replace(report, bisect=bisect(interps, probe, min(3, options.workers)))
+    if options.minimize and outcome is Outcome.SAME_ERROR and expected is not None:
+        report = _minimized(report, newest, options, runner, expected)
+    return report
+
+
+def _repeat(code: str, interp: Interpreter, options: Options, runner: Runner,
+            expected: Expected | None) -> tuple[tuple[int, Outcome, RunResult], ...]:
+    """Run with seeds 0..runs-1; when outcomes disagree, run up to 5 times and keep them all."""
+    done = []
+    for seed in range(5):
+        if seed >= options.runs and len({o for _, o, _ in done}) <= 1:
+            break
+        result = runner(code, interp, options.limits, seed)
+        done.append((seed, classify(result, expected), result))
+    return tuple(done)
+
+
+def _learned(result: RunResult) -> Expected | None:
+    """No traceback in the issue: the failure of the first run becomes the expectation."""
+    failure = parse_failure(result.stderr, SCRIPT)
+    if failure is None or not failure.exception:
+        return Expected(None, "", crash=True, source="first run") if result.signal else None
+    return Expected(failure.exception, distinctive(failure.message), source="first run")
+
+
+def _minimized(report: ScrubReport, interp: Interpreter, options: Options, runner: Runner,
+               expected: Expected) -> ScrubReport:
+    first = report.runs[0][2]
+    median = statistics.median(r.duration_s for _, _, r in report.runs)
+    limits = replace(options.limits, timeout_s=min(options.limits.timeout_s, max(10.0, 5 * median)))
+    oracle = Oracle(lambda code: runner(code, interp, limits, 0), expected,
+                    in_library(parse_failure(first.stderr, SCRIPT)))
+    result = minimize(report.script, oracle, options.target_lines, options.workers)
+    if result is None:
+        return report
+    return replace(report, minimized=result, triggers=_triggers(result))
+
+
+def _triggers(result: MinimizeResult) -> tuple[str, ...]:
+    """Conditions the minimizer proved do not matter, phrased as what still triggers the bug."""
+    found = []
+    joined = " ".join(result.passes)
+    if "simplify device" in joined:
+        found.append("still fails on CPU with float32")
+    if "simplify backend" in joined:
+        found.append("not inductor specific: fails with backend='aot_eager'")
+    if "simplify sizes" in joined:
+        found.append("small sizes are enough")
+    return tuple(found)

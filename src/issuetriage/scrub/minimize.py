@@ -1,0 +1,272 @@
+"""Minimize a repro while the strict oracle says it is still the same bug.
+
+Order per round: cut what runs after the failure, drop unused imports and definitions, slice to
+what the failing statement needs, delete statements body by body (chunks in parallel, merged and
+re-verified), flatten control flow, inline calls, propagate copies, then simplify device, dtype,
+backend and sizes. Stop below `target` non-import lines or after two rounds without progress.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from issuetriage.scrub import astedit, holders, modules, rewrite, transforms
+from issuetriage.scrub.model import MinimizeResult
+from issuetriage.scrub.outcome import Oracle
+from issuetriage.scrub.transforms import Edit, apply_edits
+
+
+@dataclass
+class _State:
+    code: str
+    oracle: Oracle
+    pool: ThreadPoolExecutor
+    needed: set[str] = field(default_factory=set)  # statements whose deletion failed alone
+    failed: set[str] = field(default_factory=set)  # edit labels that failed
+    passes: list[str] = field(default_factory=list)
+    spent: dict[str, int] = field(default_factory=dict)  # oracle calls per pass
+
+    def test_all(self, candidates: list[str]) -> list[bool]:
+        return list(self.pool.map(self.oracle, candidates))
+
+    def accept(self, code: str, why: str) -> None:
+        if code != self.code:
+            self.code = code
+            self.passes.append(why)
+
+
+def minimize(code: str, oracle: Oracle, target: int = 20, workers: int = 3,
+             max_rounds: int = 8) -> MinimizeResult | None:
+    """The smallest script we find that still fails the same way, or None if nothing holds."""
+    normal = astedit.render(ast.parse(code))
+    start = normal if oracle(normal) else (code if oracle(code) else None)
+    if start is None:
+        return None
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        state = _State(start, oracle, pool)
+        stale, rounds = 0, 0
+        while stale < 2 and rounds < max_rounds:
+            rounds += 1
+            before = astedit.count_lines(state.code)
+            for step in _ROUND:
+                before_calls = oracle.calls
+                step(state)
+                name = getattr(step, "pass_name", step.__name__.strip("_"))
+                state.spent[name] = state.spent.get(name, 0) + oracle.calls - before_calls
+            stale = 0 if astedit.count_lines(state.code) < before else stale + 1
+            if astedit.count_lines(state.code, skip_imports=True) < target:
+                break
+    return MinimizeResult(state.code, astedit.count_lines(state.code), oracle.calls, rounds,
+                          tuple(state.passes), tuple(state.spent.items()))
+
+
+def _truncate(state: _State) -> None:
+    """Statements after the failing one (in each body the traceback passes through) never ran."""
+    failure = state.oracle.failure_of(state.code)
+    if failure is None or not failure.script_lines:
+        return
+    tree = ast.parse(state.code)
+    cuts: dict[int, int] = {}
+    for line in failure.script_lines:
+        for k, j in astedit.statement_at(tree, line):
+            cuts[k] = min(cuts.get(k, j), j)
+    candidate = _cut(state.code, cuts)
+    if candidate == state.code:
+        return
+    if state.oracle(candidate):
+        state.accept(candidate, "truncate after failure")
+        return
+    singles = [_cut(state.code, {k: j}) for k, j in sorted(cuts.items(), reverse=True)]
+    singles = [c for c in singles if c != state.code]
+    for single, ok in zip(singles, state.test_all(singles)):
+        if ok:
+            state.accept(single, "truncate after failure")
+            return
+
+
+def _cut(code: str, cuts: dict[int, int]) -> str:
+    tree = ast.parse(code)
+    blocks = astedit.bodies(tree)
+    for k in sorted(cuts, reverse=True):
+        del blocks[k][cuts[k] + 1:]
+    return astedit.render(tree)
+
+
+def _prune(state: _State) -> None:
+    candidate = astedit.prune(state.code)
+    if candidate != state.code and state.oracle(candidate):
+        state.accept(candidate, "drop unused imports and definitions")
+
+
+def _slice(state: _State) -> None:
+    """Keep only the top-level statements the failing statement needs by name."""
+    failure = state.oracle.failure_of(state.code)
+    if failure is None or not failure.script_lines:
+        return
+    tree = ast.parse(state.code)
+    top = next((j for k, j in astedit.statement_at(tree, failure.script_lines[0]) if k == 0), None)
+    if top is None:
+        return
+    keep = astedit.backward_slice(tree, top) | set(range(top + 1, len(tree.body)))
+    drop = set(range(len(tree.body))) - keep
+    if drop:
+        candidate = astedit.delete(state.code, 0, drop)
+        if state.oracle(candidate):
+            state.accept(candidate, "slice to what the failing statement needs")
+
+
+def _delete(state: _State) -> None:
+    """ddmin over each body in pre-order; chunks of one granularity are tested in parallel."""
+    k = 0
+    while k < len(astedit.bodies(ast.parse(state.code))):
+        _reduce_body(state, k)
+        k += 1
+
+
+def _reduce_body(state: _State, k: int) -> None:
+    tree = ast.parse(state.code)
+    block = astedit.bodies(tree)[k]
+    reads = _reads(tree)
+    cand = [j for j in range(len(block)) if _key(block, j, reads) not in state.needed]
+    likely = _on_failure_path(state, tree, block)
+    if likely:  # statements the failing one needs by name are kept without testing them
+        state.needed.update(_key(block, j, reads) for j in likely)
+        cand = [j for j in cand if j not in likely]
+    chunks_n = 1
+    while cand:
+        size = len(cand)
+        chunks = [cand[size * i // chunks_n:size * (i + 1) // chunks_n] for i in range(chunks_n)]
+        chunks = [c for c in chunks if c]
+        results = state.test_all([astedit.delete(state.code, k, set(c)) for c in chunks])
+        good = [set(c) for c, ok in zip(chunks, results) if ok]
+        if good:
+            gone = set().union(*good)
+            merged = astedit.delete(state.code, k, gone)
+            if len(good) > 1 and not state.oracle(merged):
+                gone = good[0]
+                merged = astedit.delete(state.code, k, gone)
+            state.accept(merged, "delete statements")
+            cand = [j - sum(1 for g in gone if g < j) for j in cand if j not in gone]
+            chunks_n = max(1, min(chunks_n, len(cand)))
+            continue
+        if chunks_n >= len(cand):
+            tree = ast.parse(state.code)
+            block, reads = astedit.bodies(tree)[k], _reads(tree)
+            state.needed.update(_key(block, j, reads) for j in cand)
+            return
+        chunks_n = min(len(cand), chunks_n * 2)
+
+
+def _on_failure_path(state: _State, tree: ast.Module, block: list[ast.stmt]) -> set[int]:
+    """In a body the traceback passes through: the failing statement and, backwards, every
+    statement that binds a name it (transitively) reads. Empty for other bodies."""
+    failure = state.oracle.failure_of(state.code)
+    lines = failure.script_lines if failure else ()
+    seeds = [j for j, stmt in enumerate(block)
+             if any(stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) for line in lines)]
+    if not seeds:
+        return set()
+    modules = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
+               if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    keep = {seeds[-1]}
+    needed = _uses(block[seeds[-1]])
+    for j in range(seeds[-1] - 1, -1, -1):
+        bound = astedit.binds(block[j]) - (modules if not isinstance(block[j], (ast.Import, ast.ImportFrom)) else set())
+        if bound & needed:
+            keep.add(j)
+            needed = (needed - _assigned(block[j])) | _uses(block[j])
+    return keep
+
+
+def _assigned(stmt: ast.stmt) -> set[str]:
+    """Names a statement (re)binds outright: assignment and loop targets, not mutations."""
+    found = set()
+    for node in ast.walk(stmt):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.For, ast.AnnAssign)) else [])
+        for target in targets:
+            found |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return found
+
+
+def _uses(stmt: ast.stmt) -> set[str]:
+    """Names read before the statement binds them itself (roughly: reads minus own bindings)."""
+    return astedit.loads(stmt) - _assigned(stmt)
+
+
+def _one_per_group(edits: list[Edit]) -> list[Edit]:
+    seen: set[tuple] = set()
+    kept = []
+    for edit in edits:
+        if edit.group and edit.group in seen:
+            continue
+        seen.add(edit.group)
+        kept.append(edit)
+    return kept
+
+
+def _reads(tree: ast.AST) -> Counter[str]:
+    """How often each name or attribute is read: a statement is retried when its readers change."""
+    return Counter(n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(tree)
+                   if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load))
+
+
+def _key(block: list[ast.stmt], j: int, reads: Counter[str]) -> str:
+    """A statement's identity across rounds: its text, its predecessor's (copies differ) and how
+    often what it binds is read (a rewrite that removes a reader makes it worth retrying)."""
+    before = ast.unparse(block[j - 1]) if j else ""
+    stores = sorted(astedit.binds(block[j]) | {n.attr for n in ast.walk(block[j])
+                                                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)})
+    return f"{before}\n--\n{ast.unparse(block[j])}\n--\n{[(n, reads[n]) for n in stores]}"
+
+
+def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False) -> Callable[[_State], None]:
+    """Test every new edit in parallel, merge the ones that hold, re-verify; repeat while it helps.
+
+    `traced` edits also get the script lines of the current failure's traceback.
+    """
+    def run(state: _State) -> None:
+        while True:
+            failure = state.oracle.failure_of(state.code)
+            lines = failure.script_lines if failure else ()
+            if traced and not lines:
+                return
+            made = make(state.code, lines) if traced else make(state.code)
+            edits = [e for e in made if e.label not in state.failed]
+            if not edits:
+                return
+            results = state.test_all([apply_edits(state.code, [e]) for e in edits])
+            good = _one_per_group([e for e, ok in zip(edits, results) if ok])
+            state.failed.update(e.label for e, ok in zip(edits, results) if not ok)
+            if not good:
+                return
+            merged = apply_edits(state.code, good)
+            if len(good) > 1 and not state.oracle(merged):
+                merged = apply_edits(state.code, good[:1])
+            if merged == state.code:
+                return
+            applied = good if merged == apply_edits(state.code, good) else good[:1]
+            detail = "; ".join(e.label for e in applied) if name.startswith("simplify") else name
+            state.accept(merged, detail)
+    run.pass_name = name  # type: ignore[attr-defined]
+    return run
+
+
+_ROUND: tuple[Callable[[_State], None], ...] = (
+    _truncate, _prune, _slice, _delete,
+    _edits("flatten control flow", transforms.flatten_edits),
+    _edits("inline calls", transforms.inline_edits),
+    _edits("unfold config holders", holders.holder_edits),
+    _edits("inline wrapper modules", modules.module_edits),
+    _edits("propagate copies", rewrite.copy_edits),
+    _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
+    _edits("unwrap calls", transforms.unwrap_edits, traced=True),
+    _edits("zero sizes", rewrite.zero_edits),
+    _edits("trivial arguments at the failing call", lambda code, lines: transforms.literal_edits(code, lines[-1:]),
+           traced=True),
+    _prune,
+)

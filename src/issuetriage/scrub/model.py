@@ -1,0 +1,122 @@
+"""Frozen value objects shared by every scrub step: what we expect, what ran, what we found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+
+class Outcome(StrEnum):
+    """How one run of a repro compares with the failure the issue reports."""
+
+    SAME_ERROR = "same_error"
+    PASSES = "passes"
+    DIFFERENT_ERROR = "different_error"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True)
+class ReproSource:
+    """Which code block we took, whose it is and why we chose it."""
+
+    code: str
+    author: str
+    where: str  # "body" or "comment N"
+    reason: str
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The failure that proves the bug: exception class and a distinctive message substring.
+
+    `crash` means the bug is a hard crash (segfault, abort) rather than an exception.
+    """
+
+    exception: str | None
+    substring: str = ""
+    crash: bool = False
+    source: str = ""  # where we learned it: "traceback", "assertion", "crash", "first run"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One safety rule that matched: the rule, the line and the code that triggered it."""
+
+    rule: str
+    line: int
+    snippet: str
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """One Python to run repros with; `pythonpath` adds library folders (a fake library in tests)."""
+
+    label: str
+    python: Path
+    pythonpath: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one sandboxed run."""
+
+    timeout_s: float = 120.0
+    memory_bytes: int = 8 * 1024**3
+    cpu_s: int = 600
+    file_bytes: int = 256 * 1024**2
+    open_files: int = 1024
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one run of a script did: exit code, signal, time and the tails of its output."""
+
+    exit_code: int | None
+    signal: int | None
+    duration_s: float
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    isolation: str = "none"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The failure a run showed, parsed from its stderr."""
+
+    exception: str | None
+    message: str
+    innermost_file: str | None  # file of the innermost traceback frame
+    script_line: int | None  # the innermost line of the script the failure went through
+    script_lines: tuple[int, ...] = ()  # every script frame, outermost first
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why scrub stopped before running anything, and the label a human would add."""
+
+    reason: str
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class BisectResult:
+    """Outcome per interpreter label and the first label whose outcome differs from the oldest."""
+
+    outcomes: tuple[tuple[str, str], ...]
+    first_changed: str | None
+    last_same: str | None
+
+
+@dataclass(frozen=True)
+class MinimizeResult:
+    """The minimized script and what it cost."""
+
+    code: str
+    lines: int
+    oracle_calls: int
+    rounds: int
+    passes: tuple[str, ...] = field(default=())
+    calls_by_pass: tuple[tuple[str, int], ...] = field(default=())

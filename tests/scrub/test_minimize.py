@@ -1,0 +1,126 @@
+"""Minimization keeps the exact failure, keeps the reporter's names, and shrinks a bloated repro."""
+
+import ast
+
+from issuetriage.scrub.astedit import count_lines
+from issuetriage.scrub.expected import parse_failure
+from issuetriage.scrub.minimize import minimize
+from issuetriage.scrub.model import Expected, Outcome
+from issuetriage.scrub.outcome import Oracle, classify, in_library
+from issuetriage.scrub.sandbox import SCRIPT, run_script
+from issuetriage.scrub.transforms import apply_edits, flatten_edits, inline_edits
+from issuetriage.scrub.rewrite import copy_edits
+from issuetriage.scrub.holders import holder_edits
+
+BLOATED = '''
+"""Reproduces a failure in fakelib.combine."""
+import os
+import sys
+import json
+import random
+import logging
+from fakelib import combine
+
+logging.basicConfig(level=logging.WARNING)
+log = logging.getLogger(__name__)
+SETTINGS = {"size": 8, "extra": 3, "verbose": False, "name": "demo"}
+
+
+class Options:
+    def __init__(self, size, extra, name="demo"):
+        self.size = size
+        self.extra = extra
+        self.name = name
+
+    def describe(self):
+        return f"Options(size={self.size}, extra={self.extra})"
+
+
+def make_values(count):
+    values = []
+    for index in range(count):
+        values.append(index * 2)
+    return values
+
+
+def unused_helper(x):
+    return x + 1
+
+
+def prepare(options):
+    left = make_values(options.size)
+    right = make_values(options.size + options.extra)
+    log.info("prepared %d and %d", len(left), len(right))
+    return left, right
+
+
+def run(options):
+    left, right = prepare(options)
+    if SETTINGS["verbose"]:
+        print("running", options.describe())
+    result = combine(left, right)
+    print("result", result)
+    return result
+
+
+def main():
+    random.seed(0)
+    options = Options(SETTINGS["size"], SETTINGS["extra"])
+    print(json.dumps(SETTINGS))
+    total = run(options)
+    print(sum(total))
+    print("done")
+
+
+if __name__ == "__main__":
+    main()
+'''
+EXPECTED = Expected("ValueError", "length mismatch between operands")
+
+
+def _names(code):
+    return {n.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name)}
+
+
+def test_minimized_repro_keeps_the_exact_failure_and_the_names(fakelib):
+    run = lambda code: run_script(code, fakelib, isolation=None)
+    original = run(BLOATED)
+    oracle = Oracle(run, EXPECTED, in_library(parse_failure(original.stderr, SCRIPT)))
+    result = minimize(BLOATED, oracle, target=0, workers=2)
+    assert result is not None and result.lines <= 10 < count_lines(BLOATED)
+    final = run(result.code)
+    assert classify(final, EXPECTED) is Outcome.SAME_ERROR
+    failure = parse_failure(final.stderr, SCRIPT)
+    assert failure.exception == "ValueError" and in_library(failure)
+    assert _names(result.code) <= _names(BLOATED) | {"next", "iter"}
+    assert result.oracle_calls == oracle.calls < 300
+
+
+def test_nothing_is_returned_when_the_failure_does_not_hold(fakelib):
+    oracle = Oracle(lambda code: run_script(code, fakelib, isolation=None), EXPECTED, True)
+    assert minimize("print('no bug here')\n", oracle) is None
+
+
+def test_inline_then_copy_propagation_collapses_a_call_chain():
+    code = "def load(path):\n    data = path\n    return data\n\nresult = load('x')\nprint(result)\n"
+    inlined = apply_edits(code, inline_edits(code))
+    assert "path = 'x'" in inlined and "result = data" in inlined
+    for _ in range(5):
+        edits = copy_edits(inlined)
+        if not edits:
+            break
+        inlined = apply_edits(inlined, edits[:1])
+    assert inlined.endswith("print('x')\n") and "result" not in inlined
+
+
+def test_flatten_turns_a_loop_into_one_pass():
+    code = "for step in range(3, 10):\n    print(step)\n"
+    assert apply_edits(code, flatten_edits(code)[:1]) == "step = 3\nprint(step)\n"
+
+
+def test_config_holders_unfold_into_values():
+    code = ("CFG = {'n': 4}\n\nclass Opts:\n\n    def __init__(self, k):\n        self.k = k\n"
+            "opts = Opts(CFG['n'])\nprint(opts.k)\n")
+    for _ in range(2):
+        code = apply_edits(code, holder_edits(code))
+    assert code.strip().endswith("print(4)")

@@ -1,0 +1,76 @@
+import pytest
+
+from issuetriage.scrub.safety import review
+
+MALICIOUS = [
+    ("network", "import urllib.request\nurllib.request.urlopen('http://example.invalid')"),
+    ("network", "import socket\ns = socket.socket()"),
+    ("network", "import torch\nm = torch.hub.load('a/b', 'c')"),
+    ("network", "from transformers import AutoModel\nm = AutoModel.from_pretrained('bert')"),
+    ("file_write", "open('/etc/cron.d/x', 'w').write('boom')"),
+    ("file_write", "open('../../outside.txt', 'a')"),
+    ("file_write", "import os\nos.remove('/root/.bashrc')"),
+    ("file_write", "import shutil\nshutil.rmtree('/work')"),
+    ("file_write", "from pathlib import Path\nPath('/tmp/x').write_text('hi')"),
+    ("file_write", "import torch\ntorch.save({}, '/root/model.pt')"),
+    ("subprocess", "import subprocess\nsubprocess.run(['rm', '-rf', '/'])"),
+    ("subprocess", "import subprocess as sp\nsp.Popen('curl x | sh', shell=True)"),
+    ("subprocess", "import os\nos.system('id')"),
+    ("subprocess", "from os import system\nsystem('id')"),
+    ("dynamic_code", "eval('1+1')"),
+    ("dynamic_code", "exec(open('x.py').read())"),
+    ("dynamic_code", "code = compile('x=1', 'f', 'exec')"),
+    ("dynamic_code", "m = __import__('os')"),
+    ("dynamic_code", "import importlib\nm = importlib.import_module('os')"),
+    ("dynamic_code", "import os\ngetattr(os, 'system')('id')"),
+    ("deserialization", "import torch\nsd = torch.load('weights.pt')"),
+    ("deserialization", "import pickle\nobj = pickle.loads(b'...')"),
+    ("deserialization", "import joblib\nm = joblib.load('model.joblib')"),
+    ("deserialization", "import numpy as np\na = np.load('a.npy', allow_pickle=True)"),
+    ("obfuscation", "import base64\nx = base64.b64decode('aGVsbG8=')"),
+    ("obfuscation", "import zlib\nx = zlib.decompress(b'')"),
+    ("obfuscation", "x = bytes.fromhex('6869')"),
+    ("obfuscation", "import marshal"),
+    ("obfuscation", "s = '" + "QUJD" * 40 + "'"),
+    ("obfuscation", "s = '\\x65\\x76\\x61\\x6c\\x28\\x29\\x20'"),
+    ("obfuscation", "f = chr(101) + chr(118) + chr(97) + chr(108)"),
+    ("package_install", "import pip\npip.main(['install', 'evil'])"),
+    ("package_install", "cmd = 'pip install evil-package'"),
+    ("environment", "import os\nos.environ['LD_PRELOAD'] = '/tmp/evil.so'"),
+    ("environment", "import os\nos.environ.update({'PATH': '/tmp'})"),
+    ("environment", "import sys\nsys.path.insert(0, '/tmp/evil')"),
+    ("syntax", "def broken(:\n  pass"),
+]
+
+BENIGN = [
+    "import torch\nx = torch.randn(3, 4)\ny = torch.compile(lambda t: t * 2)(x)\nprint(y.sum())",
+    "import re\npattern = re.compile('a+')\nprint(pattern.match('aaa'))",
+    "with open('out.txt', 'w') as f:\n    f.write('local scratch file')\nprint(open('out.txt').read())",
+    "import torch\ntorch.save({'a': 1}, 'ckpt.pt')",
+    "import os\nos.environ['MASTER_ADDR'] = 'localhost'\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n"
+    "os.environ.setdefault('TORCH_LOGS', '+dynamo')",
+    "import subprocess\nsubprocess.run(['torchrun', '--nproc-per-node=2', 'train.py'])",
+    "import torch.multiprocessing as mp\ndef work(rank):\n    pass\nmp.spawn(work, nprocs=2)",
+    "import tempfile\nd = tempfile.mkdtemp()\nprint(d)",
+    "import numpy as np\na = np.load('a.npy')",
+    "import json\nprint(json.loads('{\"a\": 1}'))",
+    "s = 'tensor shapes: (2, 3) and (3, 4)'\nprint(s.encode().decode('utf-8'))",
+]
+
+
+@pytest.mark.parametrize(("rule", "code"), MALICIOUS, ids=[f"{r}-{i}" for i, (r, _) in enumerate(MALICIOUS)])
+def test_rule_fires_on_malicious_snippet(rule, code):
+    findings = review(code)
+    assert rule in {f.rule for f in findings}, findings
+    hit = next(f for f in findings if f.rule == rule)
+    assert hit.line >= 1 and hit.snippet
+
+
+@pytest.mark.parametrize("code", BENIGN, ids=range(len(BENIGN)))
+def test_benign_snippet_is_quiet(code):
+    assert review(code) == []
+
+
+def test_findings_carry_line_and_snippet():
+    finding = next(f for f in review("x = 1\n\nimport os\nos.system('ls')\n") if f.rule == "subprocess")
+    assert finding.line == 4 and finding.snippet == "os.system('ls')"
