@@ -117,3 +117,18 @@ def test_no_isolation_is_refused_when_no_sandbox_works(monkeypatch):
 def test_tmp_inside_the_sandbox_is_part_of_scratch():
     result = run_script("open('/tmp/t.txt', 'w').write('x')\nimport os\nprint(os.path.exists('/scratch/tmp/t.txt'))\n", PY)
     assert result.stdout == "True\n"
+
+
+@needs_sandbox
+def test_interpreter_and_library_under_tmp_stay_visible(tmp_path):
+    """A CI checkout's venv or a library folder may live under /tmp, which the sandbox replaces."""
+    import venv
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "tinylib.py").write_text("VALUE = 42\n")
+    interp = Interpreter("tmp-venv", env_dir / "bin" / "python", pythonpath=(lib,))
+    result = run_script("import sys, tinylib\nprint(tinylib.VALUE, sys.prefix == %r)\n" % str(env_dir),
+                        interp, Limits(timeout_s=60))
+    assert result.stdout == "42 True\n", result.stderr

@@ -113,10 +113,11 @@ def _limits_prefix(limits: Limits) -> list[str]:
 def _bwrap_argv(mode: str, scratch: str, interp: Interpreter, env: dict[str, str]) -> list[str]:
     argv = [bwrap_binary() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
             "--cap-drop", "ALL", *(_USERNS if mode == "bwrap+userns" else []), *_system_binds()]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--bind", scratch, SCRATCH, "--bind", f"{scratch}/tmp", "/tmp"]
+    # after /tmp: an interpreter or library that lives under /tmp (a CI checkout's venv) stays visible
     for folder in (*_prefixes(interp.python), *map(str, interp.pythonpath)):
         argv += ["--ro-bind", folder, folder]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--bind", scratch, SCRATCH, "--bind", f"{scratch}/tmp", "/tmp",
-             "--remount-ro", "/", "--chdir", SCRATCH, "--hostname", "scrub", "--clearenv"]
+    argv += ["--remount-ro", "/", "--chdir", SCRATCH, "--hostname", "scrub", "--clearenv"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
     return argv
