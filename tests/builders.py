@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from issuetriage.judgment import Judgment, Kind, LabelScore, MissingRepro
+from issuetriage.cli import main
 from issuetriage.models import Comment, Issue
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -28,3 +29,14 @@ def make_judgment(kind: Kind = Kind.BUG, kind_confidence: float = 0.9,
                     labels=tuple(LabelScore(name=n, confidence=c) for n, c in (labels or {}).items()),
                     transfer_repo=transfer, transfer_confidence=transfer_confidence if transfer else 0.0,
                     missing_repro=missing, escalate_reasons=escalate, high_priority=high_priority)
+
+
+def run_cli(capsys: Any, *args: str) -> tuple[int, str, str]:
+    """Run the CLI in-process: (exit code, stdout, stderr)."""
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+        raise SystemExit(0)
+    out = capsys.readouterr()
+    return exc.value.code or 0, out.out, out.err

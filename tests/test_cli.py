@@ -4,15 +4,7 @@ import json
 
 import pytest
 
-from issuetriage.cli import main
-
-
-def run_cli(capsys, *args):
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return exc.value.code or 0, out.out, out.err
+from builders import run_cli
 
 
 ISSUE = {"repo": "pytorch/pytorch", "number": 12, "title": "DataLoader with num_workers hangs",

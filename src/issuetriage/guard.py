@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceStep
 from issuetriage.policy import Policy
 from issuetriage.redaction import REMOVAL_NOTICE, download_links, redact
-from issuetriage.signals import extract_signals
+from issuetriage.signals import links_in
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ def _allowed_body_edit(plan: Plan, issue: Issue, policy: Policy,
     if plan.body_edit is None or plan.body_edit == issue.body:
         return None
     if plan.decision is Decision.REQUEST_REPRODUCTION:
-        links = download_links(extract_signals(issue).links, policy)
+        links = download_links(links_in(issue.body), policy)
         removed = tuple(url for url in links if url not in plan.body_edit)
         if removed and redact(issue.body, removed) == plan.body_edit and REMOVAL_NOTICE in plan.body_edit:
             return plan.body_edit

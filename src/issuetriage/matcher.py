@@ -163,6 +163,7 @@ class PolicyMatchers:
         self.commonly_missed = matcher(_routes(rules.commonly_missed))
         self.pt2_modules = matcher(_routes(rules.pt2_modules))
         self.pt2_cpu_only = matcher(_routes({"cpu": rules.pt2_cpu_only}))
+        self.hub = tuple(re.compile(p, re.I) for p in rules.hub_patterns)
 
 
 _MATCHERS: dict[int, tuple[Policy, PolicyMatchers]] = {}

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
+from issuetriage.matcher import matchers
 from issuetriage.policy import Policy
 
 REMOVAL_NOTICE = "[link removed by the triage bot: downloadable file]"
-
-
-def _hub_patterns(policy: Policy) -> list[re.Pattern[str]]:
-    cached = getattr(policy, "_hub_rx", None)
-    if cached is None:
-        cached = [re.compile(p, re.I) for p in policy.rules.hub_patterns]
-        policy._hub_rx = cached  # type: ignore[attr-defined]
-    return cached
 
 
 def is_download_link(url: str, policy: Policy) -> bool:
@@ -28,7 +20,7 @@ def is_download_link(url: str, policy: Policy) -> bool:
         return True
     if any(path.endswith(ext) for ext in rules.download_extensions):
         return True
-    return any(rx.search(url) for rx in _hub_patterns(policy))
+    return any(rx.search(url) for rx in matchers(policy).hub)
 
 
 def download_links(links: tuple[str, ...], policy: Policy) -> tuple[str, ...]:

@@ -99,10 +99,12 @@ class Signals:
     # per-issue results of matching, filled by issuetriage.matcher (keyed by vocabulary)
     memo: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
 
-    @property
-    def has_code(self) -> bool:
-        return bool(self.code_blocks)
 
+def links_in(text: str) -> tuple[str, ...]:
+    """The http(s) links in `text`, in order, without trailing punctuation."""
+    if "http" not in text:
+        return ()
+    return tuple(dict.fromkeys(u.rstrip(".,;:!?") for u in _URL.findall(text)))
 
 
 def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
@@ -127,7 +129,7 @@ def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
         prose=prose,
         has_traceback="Traceback (most recent call last)" in text,
         exceptions=tuple(exceptions),
-        links=tuple(dict.fromkeys(u.rstrip(".,;:!?") for u in _URL.findall(text))) if "http" in text else (),
+        links=links_in(text),
         versions=tuple(dict.fromkeys(_TORCH_VERSION.findall(lower))),
         platforms=frozenset(k for k, words in _PLATFORMS.items() if words & token_set),
         backends=frozenset(k for k, words in _BACKENDS.items() if words & token_set),

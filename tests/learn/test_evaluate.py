@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from builders import make_issue
-from issuetriage.cli import main
+from builders import make_issue, run_cli
 from issuetriage.evaluate.replay import cross_validate, replay
 from issuetriage.evaluate.report import build_report
 from issuetriage.evaluate.scoring import score_issue, set_prf
@@ -19,14 +18,6 @@ from issuetriage.learn.train import train
 from issuetriage.models import Decision, Plan
 
 from .conftest import SMALL, corpus_records, write_jsonl
-
-
-def run_cli(capsys, *args):
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return exc.value.code or 0, out.out, out.err
 
 
 def example(labels, state="open", number=1):

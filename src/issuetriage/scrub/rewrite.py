@@ -14,19 +14,7 @@ _REPEATING = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFuncti
 
 def bindings(tree: ast.AST) -> Counter[str]:
     """How often each name is bound anywhere in the tree (assignments, parameters, imports)."""
-    counts: Counter[str] = Counter()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            counts[node.id] += 1
-        elif isinstance(node, ast.arg):
-            counts[node.arg] += 1
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            counts[node.name] += 1
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            counts.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            counts.update({n: 99 for n in node.names})
-    return counts
+    return _bindings_in(list(ast.walk(tree)))
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from issuetriage.models import Decision
 from issuetriage.tree.base import Context, Draft, Outcome
 
@@ -32,9 +30,7 @@ def release_triage(ctx: Context, draft: Draft) -> Outcome | None:
         return None
     if ctx.policy.bot.high_priority in ctx.issue.labels:
         return Outcome("a maintainer marked it high priority", labels=(ctx.policy.bot.release_triage,))
-    stated = [v for v in ctx.signals.versions if v == latest]
-    if stated or re.search(rf"\b(?:torch|pytorch)\s*(?:==\s*)?v?{re.escape(latest)}(?:\.\d+)?\b",
-                           ctx.signals.lower):
+    if latest in ctx.signals.versions:
         return Outcome(f"reported on the latest release {latest}",
                        labels=(ctx.policy.bot.release_triage,))
     return None
