@@ -66,3 +66,4 @@ def test_torch_repro_end_to_end():
     assert report.outcome is Outcome.SAME_ERROR, data["runs"][0]["stderr_tail"]
     assert data["minimized_lines"] is not None and data["minimized_lines"] < data["original_lines"]
     assert "nn.Linear" in data["minimized"]
+    assert data["minimize_runs"].startswith("warm (fork server, torch pre-imported; 0 fell back cold)")

@@ -25,6 +25,7 @@ from issuetriage.scrub.outcome import Oracle, classify, in_library
 from issuetriage.scrub.pick import pick_repro
 from issuetriage.scrub.safety import review
 from issuetriage.scrub.sandbox import SCRIPT, run_script
+from issuetriage.scrub.warm import WarmRunner, imported_modules
 
 Runner = Callable[[str, Interpreter, Limits, int], RunResult]
 
@@ -42,6 +43,7 @@ class Options:
     target_lines: int = 20
     workers: int = 3
     have_gpu: bool = False
+    warm: bool = True  # minimize through fork servers (scrub/warm.py); only with the sandbox runner
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ def sandbox_runner(isolation: str | None) -> Runner:
 
 def scrub(issue: Issue, options: Options = Options(), runner: Runner | None = None) -> ScrubReport:
     """Review, re-run, bisect and minimize an issue's reproduction; never runs unsafe code."""
+    if runner is not None:  # an injected runner is the only way anything runs
+        options = replace(options, warm=False)
     runner = runner or sandbox_runner(options.isolation)
     report = ScrubReport(issue.ref)
     stop = screen(issue, "", options.have_gpu)  # no script yet: hardware needs are judged later
@@ -155,9 +159,25 @@ def _minimized(report: ScrubReport, interp: Interpreter, options: Options, runne
     first = report.runs[0][2]
     median = statistics.median(r.duration_s for _, _, r in report.runs)
     limits = replace(options.limits, timeout_s=min(options.limits.timeout_s, max(10.0, 5 * median)))
-    oracle = Oracle(lambda code: runner(code, interp, limits, 0), expected,
-                    in_library(parse_failure(first.stderr, SCRIPT)))
-    result = minimize(report.script, oracle, options.target_lines, options.workers)
+    from_library = in_library(parse_failure(first.stderr, SCRIPT))
+    cold = Oracle(lambda code: runner(code, interp, limits, 0), expected, from_library)
+    result, spent = None, 0
+    if options.warm:
+        preload = imported_modules(report.script)
+        with WarmRunner(interp, limits, 0, options.isolation, preload, options.workers) as fast:
+            warm = Oracle(fast, expected, from_library)
+            result = minimize(report.script, warm, options.target_lines, options.workers)
+        spent = warm.calls
+        # the warm answer counts only when a fresh interpreter agrees; else minimize cold
+        if result is not None and cold(result.code):
+            result = replace(result, oracle_calls=spent + cold.calls,
+                             runs=f"warm (fork server, {', '.join(preload) or 'nothing'} pre-imported; "
+                                  f"{fast.cold_runs} fell back cold), result verified cold")
+        else:
+            result = None
+    if result is None:
+        result = minimize(report.script, cold, options.target_lines, options.workers)
+        result = result and replace(result, oracle_calls=spent + cold.calls)
     if result is None:
         return report
     return replace(report, minimized=result, triggers=_triggers(result))

@@ -120,3 +120,4 @@ class MinimizeResult:
     rounds: int
     passes: tuple[str, ...] = field(default=())
     calls_by_pass: tuple[tuple[str, int], ...] = field(default=())
+    runs: str = "cold"  # how candidates ran: "cold" (fresh interpreter each) or warm (fork server)

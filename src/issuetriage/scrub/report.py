@@ -40,6 +40,7 @@ def to_json(report: ScrubReport) -> dict[str, Any]:
         "minimized_lines": mini.lines if changed and mini else None,
         "oracle_calls": mini.oracle_calls if mini else 0,
         "minimize_passes": list(mini.passes) if mini else [],
+        "minimize_runs": mini.runs if mini else None,
         "triggers": list(report.triggers),
         "comment": to_markdown(report),
     }
@@ -91,7 +92,7 @@ def to_text(report: ScrubReport) -> str:
     lines = [f"issue: {data['issue']}"]
     for key in ("stop", "repro_source", "expected", "blocked_rules", "ran", "isolation", "interpreter",
                 "outcome", "same_error_ratio", "bisect", "original_lines", "minimized_lines",
-                "oracle_calls", "triggers"):
+                "oracle_calls", "minimize_runs", "triggers"):
         lines.append(f"{key}: {data[key]}")
     lines += [f"safety: {f['rule']} line {f['line']}: {f['snippet']}" for f in data["safety"]]
     if data["minimized"]:

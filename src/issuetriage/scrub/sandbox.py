@@ -126,21 +126,28 @@ def _bwrap_argv(mode: str, scratch: str, interp: Interpreter, env: dict[str, str
 def run_script(code: str, interp: Interpreter, limits: Limits = Limits(), seed: int = 0,
                isolation: str | None = "auto") -> RunResult:
     """Run `code` once and record what happened. isolation: 'auto' (bwrap, else refuse) or None."""
+    scratch = tempfile.mkdtemp(prefix="scrub-")
+    try:
+        Path(scratch, SCRIPT).write_text(code)
+        cmd = [str(interp.python), "-X", "faulthandler", "-c", _BOOT.format(script=SCRIPT)]
+        argv, env, mode = isolated(cmd, scratch, interp, limits, seed, isolation)
+        return _execute(argv, env, scratch, limits.timeout_s, mode)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def isolated(cmd: list[str], scratch: str, interp: Interpreter, limits: Limits, seed: int,
+             isolation: str | None) -> tuple[list[str], dict[str, str], str]:
+    """(argv, env, isolation name) that run `cmd` limited and, unless isolation is None, in bwrap
+    with `scratch` (which gets a tmp/ folder) as the only writable place, seen as /scratch."""
     mode = isolation_mode() if isolation == "auto" else None
     if isolation == "auto" and mode is None:
         raise ReproError("no sandbox available (bwrap does not work here); "
                          "pass --no-isolation to run without one")
-    scratch = tempfile.mkdtemp(prefix="scrub-")
-    try:
-        Path(scratch, SCRIPT).write_text(code)
-        Path(scratch, "tmp").mkdir()
-        workdir = SCRATCH if mode else scratch
-        env = _env(interp, seed, workdir)
-        cmd = [str(interp.python), "-X", "faulthandler", "-c", _BOOT.format(script=SCRIPT)]
-        argv = _limits_prefix(limits) + (_bwrap_argv(mode, scratch, interp, env) if mode else []) + cmd
-        return _execute(argv, env, scratch, limits.timeout_s, mode or "none")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    Path(scratch, "tmp").mkdir(exist_ok=True)
+    env = _env(interp, seed, SCRATCH if mode else scratch)
+    argv = _limits_prefix(limits) + (_bwrap_argv(mode, scratch, interp, env) if mode else []) + cmd
+    return argv, env, mode or "none"
 
 
 def _execute(argv: list[str], env: dict[str, str], cwd: str, timeout: float, mode: str) -> RunResult:
