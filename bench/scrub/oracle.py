@@ -7,6 +7,10 @@ literal of the candidate; timeouts are not interesting.
 
 CLI (for shrinkray): python oracle.py SPEC.json FILE → exit 0 when interesting. Each call appends
 one byte to SPEC's "counter" file and keeps the smallest interesting candidate in "best".
+
+With "warm" in the spec (tools that call the oracle in-process: ours and pysource-minimize), runs go
+through issuetriage's fork servers (issuetriage.scrub.warm, no sandbox, like the cold runs here)
+with the spec's "preload" modules imported once; issuetriage must then be importable.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 
 def run(code: str, spec: dict) -> tuple[int | None, str]:
     """(exit code or None on timeout, stderr) of one run of the candidate."""
+    if spec.get("warm"):
+        result = _warm_runner(spec)(code)
+        return (None if result.timed_out else result.exit_code), result.stderr
     with tempfile.TemporaryDirectory(prefix="oracle-") as folder:
         with open(os.path.join(folder, "repro.py"), "w") as handle:
             handle.write(code)
@@ -36,6 +43,27 @@ def run(code: str, spec: dict) -> tuple[int | None, str]:
         except subprocess.TimeoutExpired:
             return None, ""
         return done.returncode, done.stderr
+
+
+_WARM: list = []  # [(key, runner)]: one warm runner per spec, replaced when the spec changes
+
+
+def _warm_runner(spec: dict):
+    from pathlib import Path
+
+    from issuetriage.scrub.model import Interpreter, Limits
+    from issuetriage.scrub.warm import WarmRunner
+
+    key = (spec["python"], spec.get("pythonpath", ""), tuple(spec.get("preload", ())), spec["timeout"])
+    if _WARM and _WARM[0][0] == key:
+        return _WARM[0][1]
+    while _WARM:
+        _WARM.pop()[1].close()
+    paths = (Path(spec["pythonpath"]),) if spec.get("pythonpath") else ()
+    runner = WarmRunner(Interpreter("bench", Path(spec["python"]), paths), Limits(timeout_s=spec["timeout"]),
+                        isolation=None, preload=key[2], size=spec.get("workers", 2))
+    _WARM.append((key, runner))
+    return runner
 
 
 def last_failure(stderr: str) -> tuple[str, str, str] | None:
