@@ -3,6 +3,8 @@
 import json
 import sys
 
+import pytest
+
 from scrub_helpers import block, fake_library, make_issue
 from typer.testing import CliRunner
 
@@ -67,20 +69,22 @@ def _cli(args):
     return CliRunner().invoke(app, args)
 
 
-def test_cli_json_report(tmp_path):
+@pytest.mark.parametrize(("flags", "runs"), [([], "warm (fork server"), (["--cold"], "cold")])
+def test_cli_json_report(tmp_path, flags, runs):
     path = tmp_path / "issue.json"
     code = "data = {'x': [1]}\nprint(data['x'][3])\n"
     body = block(code) + block('Traceback (most recent call last):\n  File "a.py", line 2\nIndexError: list index out of range', "")
     path.write_text(json.dumps({"repo": "acme/widgets", "number": 3, "title": "t", "body": body,
                                 "user": {"login": "op"}}))
     result = _cli(["scrub", "--issue", str(path), "--format", "json", "--no-isolation",
-                   "--python", f"py={sys.executable}", "--out", str(tmp_path / "out")])
+                   "--python", f"py={sys.executable}", "--out", str(tmp_path / "out"), *flags])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     for key in ("repro_source", "expected", "safety", "ran", "isolation", "outcome", "runs", "bisect",
                 "original_lines", "minimized", "minimized_lines", "oracle_calls", "comment"):
         assert key in data
     assert data["outcome"] == "same_error" and data["isolation"] == "none"
+    assert data["minimize_runs"].startswith(runs)
     assert (tmp_path / "out" / "report.json").exists()
 
 

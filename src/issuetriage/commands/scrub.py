@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
         allow: Annotated[list[str], typer.Option("--allow", help="Safety rule to accept after reading the script (or 'all').")] = [],  # noqa: B006
         no_isolation: Annotated[bool, typer.Option("--no-isolation", help="Run without a sandbox (only for trusted scripts).")] = False,
         no_minimize: Annotated[bool, typer.Option("--no-minimize", help="Skip minimization.")] = False,
+        cold: Annotated[bool, typer.Option("--cold", help="Minimize with a fresh interpreter per candidate instead of fork servers that pre-import the repro's modules.")] = False,
         conda: Annotated[bool, typer.Option("--conda", help="Also bisect over conda envs named like pytorch-2.8.")] = False,
         runs: Annotated[int, typer.Option("--runs", min=1, max=5, help="Runs per check (3-5 recommended).")] = 3,
         out: Annotated[Path | None, typer.Option("--out", help="Folder for original.py, minimized.py, report.json.")] = None,
@@ -41,7 +42,7 @@ def register(app: typer.Typer) -> None:
         options = flow.Options(
             interpreters=tuple(sorted(interps, key=lambda i: bisect.version_key(i.label))),
             allow=frozenset(allow), isolation=None if no_isolation else "auto",
-            limits=Limits(timeout_s=timeout), runs=runs, minimize=not no_minimize)
+            limits=Limits(timeout_s=timeout), runs=runs, minimize=not no_minimize, warm=not cold)
         result = flow.scrub(source.load_issue(issue), options)
         if out is not None:
             report.save(result, out)
