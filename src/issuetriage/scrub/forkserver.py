@@ -20,8 +20,9 @@ import sys
 import time
 
 
-def _child(request, folder):
+def _child(request, folder, reply_fd):
     os.setsid()
+    os.close(reply_fd)  # a script must not be able to write answers for the server
     os.chdir(folder)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -136,7 +137,7 @@ def serve(preload, root):
         pid = os.fork()
         if pid == 0:
             try:
-                _child(request, folder)
+                _child(request, folder, reply.fileno())
             finally:
                 os._exit(121)
         status, timed_out = _wait(pid, request["timeout"])
