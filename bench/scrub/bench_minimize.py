@@ -131,9 +131,11 @@ def competitors(bindir: Path | None, psm_bin: Path | None, spec: dict, spec_path
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([site, str(HERE.parent.parent / "src")])}
         found["pysource-minimize"] = ([spec["python"], str(HERE / "run_pysource_minimize.py"), str(spec_path),
                                        str(case_copy)], env)
-    if bindir and (bindir / "shrinkray").exists():
+    if bindir and (bindir / "shrinkray").exists():  # a script per candidate: always cold
+        cold_spec = spec_path.with_name("spec-cold.json")
+        cold_spec.write_text(json.dumps({**spec, "warm": False}))
         test = case_copy.parent / "interesting.sh"
-        test.write_text(f"#!/bin/sh\nexec {sys.executable} -I -S {HERE / 'oracle.py'} {spec_path} \"$1\"\n")
+        test.write_text(f"#!/bin/sh\nexec {sys.executable} -I -S {HERE / 'oracle.py'} {cold_spec} \"$1\"\n")
         test.chmod(0o755)
         found["shrinkray"] = ([str(bindir / "shrinkray"), "--no-llm", "--ui", "basic", "--parallelism", "2",
                                "--input-type", "arg", "--no-history", "--formatter", "none",
