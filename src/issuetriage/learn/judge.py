@@ -2,10 +2,12 @@
 
 The base (normally the offline HeuristicJudge) answers what the labelled history cannot teach
 (kind, missing reproduction, transfer, escalation) and its label scores are the model's prior.
-The judge only proposes labels whose probability reaches that label's held-out threshold, so
-below threshold nothing is proposed and the tree abstains (`triage review`). A proposed label's
-confidence is its probability mapped from [threshold, 1] onto [the tree's gate, 1], so the tree
-acts on exactly the labels that passed their learned thresholds; the reason keeps the raw p.
+Labels whose probability reaches their held-out threshold are proposed with a confidence in the
+upper half above the tree's gate. The base's own confident labels are kept in the lower half,
+ordered by the model's probability, unless the model vetoes them (probability below the model's
+`prior_veto`): the heuristic's recall, the model's precision. With keeping off (`prior_veto`
+1.01) only learned labels are proposed, over the whole range above the gate, and with nothing
+confident the tree abstains (`triage review`). Reasons keep the raw p. docs/learned-judge.md
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@
    chosen the same way.
 5. The prior judge's "usage question" answers get a threshold the same way, for closing
    (target 0.97 by default); below it the learned judge does not let the tree close.
+6. `prior_veto` is stored for the judge: the prior's confident labels are kept unless their
+   probability is below it.
 """
 
 from __future__ import annotations
