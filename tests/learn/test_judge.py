@@ -114,7 +114,8 @@ def test_questions_close_only_past_the_learned_close_threshold(judge, policy, th
 # but is less sure than their thresholds ask, so the veto decides whether they are kept.
 MIXED = make_issue("grad is None after backward with torch.compile",
                    "loss.backward() leaves x.grad as None although requires_grad=True; "
-                   "torch.autograd.grad returns nothing. It happens with torch.compile and inductor too.")
+                   "torch.autograd.grad returns nothing. It happens with torch.compile and "
+                   "inductor too.")
 
 
 def _prior_confident(judge, issue, policy):
@@ -156,7 +157,7 @@ def test_kept_labels_rank_below_the_labels_the_model_is_sure_of(judge, policy):
                 assert score.confidence >= high
 
 
-def test_a_confident_base_label_the_model_never_learned_is_kept_below_the_learned_ones(judge, policy):
+def test_a_confident_base_label_the_model_never_learned_is_kept_below_learned_ones(judge, policy):
     windows = make_issue("DLL load failed on Windows 11",
                          "On Windows 11 with MSVC, importing torch fails: the DLL load failed.")
     assert "module: windows" not in judge.model.labels

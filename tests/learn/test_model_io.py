@@ -35,7 +35,8 @@ def test_saved_model_predicts_exactly_like_the_trained_one(corpus, policy, tmp_p
 
 
 def test_the_prior_veto_survives_saving(corpus, policy, tmp_path):
-    model = train(corpus, policy, prior=HeuristicJudge(), config=dataclasses.replace(SMALL, prior_veto=0.25))
+    config = dataclasses.replace(SMALL, prior_veto=0.25)
+    model = train(corpus, policy, prior=HeuristicJudge(), config=config)
     loaded = load_model(save_model(model, tmp_path / "m"), profile="pytorch")
     assert model.prior_veto == loaded.prior_veto == 0.25
     without_prior = train(corpus, policy, config=SMALL)  # nothing to keep without a prior judge

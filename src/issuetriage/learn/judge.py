@@ -79,15 +79,17 @@ class LearnedJudge:
             gate = _gate(label, policy)
             low, high = bands(gate, keeping)
             if p >= t:
-                scores.append(LabelScore(name=label, reason=f"learned: p={p:.2f} >= threshold {t:.2f}",
-                                         confidence=engine_confidence(p, t, high)))
+                scores.append(LabelScore(
+                    name=label, reason=f"learned: p={p:.2f} >= threshold {t:.2f}",
+                    confidence=engine_confidence(p, t, high)))
             elif label in confident and p >= veto:
                 scores.append(LabelScore(
                     name=label, reason=f"kept from {base.judge}: p={p:.2f} >= veto {veto:.2f}",
                     confidence=round(low + (high - low) * min(p / t, 1.0) * 0.99, 4)))
-            elif p >= min(t, _HINT):  # below the gate: the tree never acts on it, but may rank by it
-                scores.append(LabelScore(name=label, reason=f"hint: p={p:.2f} < threshold {t:.2f}",
-                                         confidence=round(gate * min(p / t, 1.0) * 0.99, 4)))
+            elif p >= min(t, _HINT):  # below the gate: the tree never acts on it, may rank by it
+                scores.append(LabelScore(
+                    name=label, reason=f"hint: p={p:.2f} < threshold {t:.2f}",
+                    confidence=round(gate * min(p / t, 1.0) * 0.99, 4)))
         if base:
             scores += self._unknown(base, policy, keeping)
         scores.sort(key=lambda s: (-s.confidence, s.name))  # ties must not depend on hashing
