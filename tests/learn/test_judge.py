@@ -30,7 +30,7 @@ def judge(corpus, policy):
     return LearnedJudge(train(corpus, policy, prior=HeuristicJudge(), config=SMALL), HeuristicJudge())
 
 
-def test_without_keeping_the_judge_emits_only_labels_past_their_threshold(judge, policy):
+def test_without_keeping_only_labels_past_their_threshold_are_emitted(judge, policy):
     strict = LearnedJudge(dataclasses.replace(judge.model, prior_veto=NEVER), judge.base)
     judgment = strict.judge(DISTRIBUTED, extract_signals(DISTRIBUTED), policy)
     _, probs = strict.probabilities(DISTRIBUTED, extract_signals(DISTRIBUTED), policy)
