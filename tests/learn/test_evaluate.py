@@ -146,6 +146,21 @@ def test_train_then_eval_round_trip_through_the_cli(tmp_path, corpus_path, capsy
     assert "trained on this corpus" in err
 
 
+@pytest.mark.parametrize("veto", ["0.1", "1.01"])
+def test_train_records_the_prior_veto_it_was_given(tmp_path, corpus_path, capsys, veto):
+    model = tmp_path / "model"
+    code, _, _ = run_cli(capsys, "train", "--corpus", str(corpus_path), "--out", str(model),
+                         "--prior-veto", veto)
+    manifest = json.loads((model / "manifest.json").read_text())
+    assert code == 0 and manifest["prior_veto"] == float(veto)
+
+
+def test_eval_folds_takes_the_prior_veto(corpus_path, capsys):
+    code, out, _ = run_cli(capsys, "eval", "--corpus", str(corpus_path), "--judge", "learned",
+                           "--folds", "2", "--prior-veto", "1.01", "--format", "json")
+    assert code == 0 and json.loads(out)["folds"] == 2
+
+
 def test_eval_folds_trains_per_fold_and_plots(tmp_path, corpus_path, capsys):
     png = tmp_path / "curve.png"
     code, out, _ = run_cli(capsys, "eval", "--corpus", str(corpus_path), "--judge", "learned",

@@ -12,7 +12,8 @@ from issuetriage.errors import ModelError
 from issuetriage.heuristic import HeuristicJudge
 from issuetriage.judgment import Kind
 from issuetriage.learn import load_judge, save_model
-from issuetriage.learn.judge import LearnedJudge, engine_confidence
+from issuetriage.learn.judge import LearnedJudge, bands, engine_confidence
+from issuetriage.learn.thresholds import NEVER
 from issuetriage.learn.train import train
 from issuetriage.models import Decision
 from issuetriage.signals import extract_signals
@@ -29,11 +30,13 @@ def judge(corpus, policy):
     return LearnedJudge(train(corpus, policy, prior=HeuristicJudge(), config=SMALL), HeuristicJudge())
 
 
-def test_judge_emits_only_labels_past_their_threshold(judge, policy):
-    judgment = judge.judge(DISTRIBUTED, extract_signals(DISTRIBUTED), policy)
-    _, probs = judge.probabilities(DISTRIBUTED, extract_signals(DISTRIBUTED), policy)
-    emitted = {s.name for s in judgment.labels if s.name in judge.model.labels}
-    assert emitted == {lab for lab, p in probs.items() if p >= judge.model.threshold(lab)}
+def test_without_keeping_only_labels_past_their_threshold_are_emitted(judge, policy):
+    strict = LearnedJudge(dataclasses.replace(judge.model, prior_veto=NEVER), judge.base)
+    judgment = strict.judge(DISTRIBUTED, extract_signals(DISTRIBUTED), policy)
+    _, probs = strict.probabilities(DISTRIBUTED, extract_signals(DISTRIBUTED), policy)
+    emitted = {s.name for s in judgment.labels
+               if s.name in strict.model.labels and s.confidence >= 0.5}
+    assert emitted == {lab for lab, p in probs.items() if p >= strict.model.threshold(lab)}
     assert "oncall: distributed" in emitted and judgment.judge == "learned"
 
 
@@ -105,3 +108,62 @@ def test_questions_close_only_past_the_learned_close_threshold(judge, policy, th
     judgment = asking.judge(VAGUE, extract_signals(VAGUE), policy)
     assert judgment.kind is Kind.QUESTION
     assert triage_with(VAGUE, policy, asking).plan.decision is decision
+
+
+# The heuristic is sure of `oncall: pt2` and `module: autograd` here; the model has learned both
+# but is less sure than their thresholds ask, so the veto decides whether they are kept.
+MIXED = make_issue("grad is None after backward with torch.compile",
+                   "loss.backward() leaves x.grad as None although requires_grad=True; "
+                   "torch.autograd.grad returns nothing. It happens with torch.compile and "
+                   "inductor too.")
+
+
+def _prior_confident(judge, issue, policy):
+    base = judge.base.judge(issue, extract_signals(issue), policy)
+    return {s.name for s in base.labels if s.confidence >= 0.5 and s.name in policy.labels}
+
+
+@pytest.mark.parametrize("veto, kept", [
+    (0.0, {"oncall: pt2", "module: autograd"}), (0.99, set()), (NEVER, set()),
+])
+def test_the_base_labels_are_kept_unless_the_model_vetoes_them(judge, policy, veto, kept):
+    keeper = LearnedJudge(dataclasses.replace(judge.model, prior_veto=veto), judge.base)
+    _, probs = keeper.probabilities(MIXED, extract_signals(MIXED), policy)
+    prior = _prior_confident(keeper, MIXED, policy)
+    assert {"oncall: pt2", "module: autograd"} <= prior
+    assert all(probs[label] < keeper.model.threshold(label) for label in prior)
+    judgment = keeper.judge(MIXED, extract_signals(MIXED), policy)
+    assert {s.name for s in judgment.confident(0.5)} == kept
+    assert all(s.reason.startswith("kept") for s in judgment.confident(0.5))
+
+
+def test_the_veto_is_a_probability_cut(judge, policy):
+    _, probs = judge.probabilities(MIXED, extract_signals(MIXED), policy)
+    between = (probs["oncall: pt2"] + probs["module: autograd"]) / 2
+    keeper = LearnedJudge(dataclasses.replace(judge.model, prior_veto=between), judge.base)
+    acted = {s.name for s in keeper.judge(MIXED, extract_signals(MIXED), policy).confident(0.5)}
+    assert acted == {max(("oncall: pt2", "module: autograd"), key=probs.__getitem__)}
+
+
+def test_kept_labels_rank_below_the_labels_the_model_is_sure_of(judge, policy):
+    keeper = LearnedJudge(dataclasses.replace(judge.model, prior_veto=0.0), judge.base)
+    low, high = bands(0.5, keeping=True)
+    assert low == 0.5 and high == 0.75
+    for issue in (MIXED, DISTRIBUTED):
+        for score in keeper.judge(issue, extract_signals(issue), policy).labels:
+            if score.reason.startswith("kept"):
+                assert low <= score.confidence < high
+            elif score.reason.startswith("learned"):
+                assert score.confidence >= high
+
+
+def test_a_confident_base_label_the_model_never_learned_is_kept_below_learned_ones(judge, policy):
+    windows = make_issue("DLL load failed on Windows 11",
+                         "On Windows 11 with MSVC, importing torch fails: the DLL load failed.")
+    assert "module: windows" not in judge.model.labels
+    keeper = LearnedJudge(dataclasses.replace(judge.model, prior_veto=0.1), judge.base)
+    score = next(s for s in keeper.judge(windows, extract_signals(windows), policy).labels
+                 if s.name == "module: windows")
+    assert 0.5 <= score.confidence < 0.75 and "no model" in score.reason
+    strict = LearnedJudge(dataclasses.replace(judge.model, prior_veto=NEVER), judge.base)
+    assert strict.judge(windows, extract_signals(windows), policy).score("module: windows") < 0.5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 
@@ -9,7 +10,9 @@ import numpy as np
 import pytest
 
 from issuetriage.errors import ModelError
+from issuetriage.heuristic import HeuristicJudge
 from issuetriage.learn.model import load_model, save_model
+from issuetriage.learn.thresholds import NEVER
 from issuetriage.learn.train import train
 from issuetriage.signals import extract_signals
 
@@ -29,6 +32,15 @@ def test_saved_model_predicts_exactly_like_the_trained_one(corpus, policy, tmp_p
         assert np.allclose(model.probabilities(signals, {}), loaded.probabilities(signals, {}))
     assert loaded.labels == model.labels and loaded.corpus_sha256 == corpus.sha256
     assert np.array_equal(loaded.thresholds, model.thresholds)
+
+
+def test_the_prior_veto_survives_saving(corpus, policy, tmp_path):
+    config = dataclasses.replace(SMALL, prior_veto=0.25)
+    model = train(corpus, policy, prior=HeuristicJudge(), config=config)
+    loaded = load_model(save_model(model, tmp_path / "m"), profile="pytorch")
+    assert model.prior_veto == loaded.prior_veto == 0.25
+    without_prior = train(corpus, policy, config=SMALL)  # nothing to keep without a prior judge
+    assert load_model(save_model(without_prior, tmp_path / "n")).prior_veto == NEVER
 
 
 def test_manifest_records_profile_labels_corpus_hash_and_metrics(model_dir, corpus):

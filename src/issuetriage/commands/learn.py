@@ -29,8 +29,14 @@ StrictOpt = Annotated[bool, typer.Option("--strict", help="Reject the corpus on 
                                                           "instead of skipping bad lines.")]
 
 
+PriorVetoOpt = Annotated[float, typer.Option(
+    "--prior-veto", min=0.0, max=1.01,
+    help="Keep the heuristic's confident labels unless the model's probability is below this "
+         "(1.01: propose only labels past their learned thresholds).")]
+
+
 def train_command(corpus_path: Path, profile: str, out: Path, target_precision: float,
-                  strict: bool) -> dict:
+                  strict: bool, prior_veto: float = TrainConfig.prior_veto) -> dict:
     """Train on a corpus and save the model; returns the manifest summary printed."""
     from issuetriage.heuristic import HeuristicJudge
 
@@ -39,7 +45,7 @@ def train_command(corpus_path: Path, profile: str, out: Path, target_precision: 
     for problem in corpus.problems:
         typer.echo(f"warning: {corpus_path}: skipped {problem}", err=True)
     model = train(corpus, policy, prior=HeuristicJudge(),
-                  config=TrainConfig(target_precision=target_precision))
+                  config=TrainConfig(target_precision=target_precision, prior_veto=prior_veto))
     save_model(model, out)
     return {"model": str(out), "profile": model.profile, "labels": len(model.labels),
             "labels_with_threshold": model.metrics["labels_with_threshold"],
@@ -58,10 +64,11 @@ def register(app: typer.Typer) -> None:
         profile: ProfileOpt = "pytorch",
         target_precision: Annotated[float, typer.Option(
             "--target-precision", min=0.5, max=1.0, help="Precision each label's threshold aims for.")] = 0.9,
+        prior_veto: PriorVetoOpt = TrainConfig.prior_veto,
         strict: StrictOpt = False,
     ) -> None:
         """Learn labels and routing from labelled history. Example: issuetriage train --corpus issues.jsonl --out model/"""
-        summary = train_command(corpus, profile, out, target_precision, strict)
+        summary = train_command(corpus, profile, out, target_precision, strict, prior_veto)
         typer.echo(json.dumps(summary))
 
     @app.command("eval")
@@ -77,11 +84,12 @@ def register(app: typer.Typer) -> None:
         target_precision: Annotated[float, typer.Option(
             "--target-precision", min=0.5, max=1.0,
             help="With --folds and the learned judge: the precision per-fold thresholds aim for.")] = 0.9,
+        prior_veto: PriorVetoOpt = TrainConfig.prior_veto,
         strict: StrictOpt = False,
     ) -> None:
         """Replay labelled issues through the engine and score it. Example: issuetriage eval --corpus issues.jsonl --folds 5"""
         report = evaluate(corpus, profile, judge, model, folds, seed, strict,
-                          TrainConfig(target_precision=target_precision))
+                          TrainConfig(target_precision=target_precision, prior_veto=prior_veto))
         for problem in report["skipped_lines"]:
             typer.echo(f"warning: {corpus}: skipped {problem}", err=True)
         for note in report["notes"]:

@@ -2,10 +2,12 @@
 
 The base (normally the offline HeuristicJudge) answers what the labelled history cannot teach
 (kind, missing reproduction, transfer, escalation) and its label scores are the model's prior.
-The judge only proposes labels whose probability reaches that label's held-out threshold, so
-below threshold nothing is proposed and the tree abstains (`triage review`). A proposed label's
-confidence is its probability mapped from [threshold, 1] onto [the tree's gate, 1], so the tree
-acts on exactly the labels that passed their learned thresholds; the reason keeps the raw p.
+Labels whose probability reaches their held-out threshold are proposed with a confidence in the
+upper half above the tree's gate. The base's own confident labels are kept in the lower half,
+ordered by the model's probability, unless the model vetoes them (probability below the model's
+`prior_veto`): the heuristic's recall, the model's precision. With keeping off (`prior_veto`
+1.01) only learned labels are proposed, over the whole range above the gate, and with nothing
+confident the tree abstains (`triage review`). Reasons keep the raw p. docs/learned-judge.md
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 from issuetriage.errors import ModelError
 from issuetriage.judgment import Judge, Judgment, Kind, LabelScore
 from issuetriage.learn.model import LearnedModel, load_model
+from issuetriage.learn.thresholds import NEVER
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
 from issuetriage.signals import Signals
@@ -55,28 +58,40 @@ class LearnedJudge:
         return base, dict(zip(self.model.labels, probs.tolist()))
 
     def judge(self, issue: Issue, signals: Signals, policy: Policy) -> Judgment:
-        """Labels above their learned thresholds; everything else from the base judge."""
+        """Labels above their learned thresholds, the base's labels the model does not veto;
+        everything else from the base judge."""
         if policy.name != self.model.profile:
             raise ModelError(f"model was trained for profile {self.model.profile!r}, "
                              f"not {policy.name!r}")
         base, probs = self._scores(issue, signals, policy)
         labels, thresholds = self.model.labels, self.model.thresholds
+        veto = self.model.prior_veto
+        keeping = base is not None and veto < NEVER
+        confident = {s.name for s in base.labels
+                     if s.confidence >= _gate(s.name, policy)} if base and keeping else set()
+        candidates = set(np.flatnonzero(probs >= np.minimum(thresholds, _HINT)).tolist())
+        candidates |= {self.model.index(label) for label in confident} - {None}
         scores = []
-        for j in np.flatnonzero(probs >= np.minimum(thresholds, _HINT)).tolist():
+        for j in sorted(candidates):
             label, p, t = labels[j], float(probs[j]), float(thresholds[j])
             if label not in policy.labels:
                 continue
+            gate = _gate(label, policy)
+            low, high = bands(gate, keeping)
             if p >= t:
-                scores.append(LabelScore(name=label, reason=f"learned: p={p:.2f} >= threshold {t:.2f}",
-                                         confidence=engine_confidence(p, t, _gate(label, policy))))
-            else:  # a hint below the gate: the tree never acts on it, but may rank by it (PT2 rubric)
-                scores.append(LabelScore(name=label, reason=f"hint: p={p:.2f} < threshold {t:.2f}",
-                                         confidence=round(_gate(label, policy) * p / t * 0.99, 4)))
-        known, fallback = set(self.model.labels), self.model.prior_threshold
+                scores.append(LabelScore(
+                    name=label, reason=f"learned: p={p:.2f} >= threshold {t:.2f}",
+                    confidence=engine_confidence(p, t, high)))
+            elif label in confident and p >= veto:
+                scores.append(LabelScore(
+                    name=label, reason=f"kept from {base.judge}: p={p:.2f} >= veto {veto:.2f}",
+                    confidence=round(low + (high - low) * min(p / t, 1.0) * 0.99, 4)))
+            elif p >= min(t, _HINT):  # below the gate: the tree never acts on it, may rank by it
+                scores.append(LabelScore(
+                    name=label, reason=f"hint: p={p:.2f} < threshold {t:.2f}",
+                    confidence=round(gate * min(p / t, 1.0) * 0.99, 4)))
         if base:
-            scores += [s.model_copy(update={
-                "confidence": engine_confidence(s.confidence, fallback, _gate(s.name, policy))})
-                for s in base.labels if s.name not in known and s.confidence >= fallback]
+            scores += self._unknown(base, policy, keeping)
         scores.sort(key=lambda s: (-s.confidence, s.name))  # ties must not depend on hashing
         top = ", ".join(f"{labels[j]} {probs[j]:.2f}" for j in np.argsort(-probs)[:3].tolist())
         if base is None:
@@ -88,6 +103,25 @@ class LearnedJudge:
             "kind_confidence": kind_confidence,
             "reasoning": f"{base.reasoning} | model top labels: {top}".strip(" |"),
         })
+
+    def _unknown(self, base: Judgment, policy: Policy, keeping: bool) -> list[LabelScore]:
+        """The base's labels the model has no classifier for (too few examples): above the
+        pooled prior threshold like learned labels; when keeping, any confident one below them."""
+        known, fallback, out = set(self.model.labels), self.model.prior_threshold, []
+        for s in base.labels:
+            gate = _gate(s.name, policy)
+            low, high = bands(gate, keeping)
+            if s.name in known:
+                continue
+            if s.confidence >= fallback:
+                out.append(s.model_copy(update={
+                    "confidence": engine_confidence(s.confidence, fallback, high)}))
+            elif keeping and s.confidence >= gate:
+                share = (s.confidence - gate) / (1.0 - gate) if gate < 1.0 else 0.0
+                out.append(s.model_copy(update={
+                    "confidence": round(low + (high - low) * min(share, 1.0) * 0.99, 4),
+                    "reason": f"kept from {base.judge} (no model for it): {s.reason}"}))
+        return out
 
 
 def _kind(base: Judgment, scores: list[LabelScore], policy: Policy, question_threshold: float
@@ -115,6 +149,12 @@ def _gate(label: str, policy: Policy) -> float:
     """The confidence the decision tree asks of this label before it acts on it."""
     thresholds = policy.meta.thresholds
     return thresholds.route if policy.is_oncall(label) else thresholds.label
+
+
+def bands(gate: float, keeping: bool) -> tuple[float, float]:
+    """Confidence bands above the tree's gate: kept base labels in [low, high), labels past their
+    learned thresholds in [high, 1]. Without keeping, learned labels use all of [gate, 1]."""
+    return gate, (gate + (1.0 - gate) / 2 if keeping else gate)
 
 
 def engine_confidence(p: float, threshold: float, gate: float) -> float:

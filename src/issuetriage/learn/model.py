@@ -43,7 +43,9 @@ class LearnedModel:
     `calibration[j] = (a, b, c)` maps the raw score s and the prior judge's score h for label j
     to a probability sigmoid(a*s + b*h + c). Labels outside `labels` are only passed through from
     the prior judge when its score reaches `prior_threshold`. The prior judge's "usage question"
-    answers are only trusted for closing at `question_threshold` or above.
+    answers are only trusted for closing at `question_threshold` or above. A label the prior
+    judge is confident of is kept (below the model's own labels) unless its probability is under
+    `prior_veto` (1.01: the prior's labels are never kept on their own).
     """
 
     profile: str
@@ -58,6 +60,7 @@ class LearnedModel:
     prior_judge: str | None
     corpus_sha256: str
     question_threshold: float = 1.01
+    prior_veto: float = 1.01
     metrics: Mapping[str, Any] = field(default_factory=dict)
     training: Mapping[str, Any] = field(default_factory=dict)
 
@@ -83,6 +86,10 @@ class LearnedModel:
                 h[j] = score
         return self.calibrate(self.raw_scores(signals), h)
 
+    def index(self, label: str) -> int | None:
+        """The label's column, None when the model has no classifier for it."""
+        return self._label_index.get(label)  # type: ignore[attr-defined]
+
     def threshold(self, label: str) -> float:
         """The confidence this label needs (prior-only labels use `prior_threshold`)."""
         try:
@@ -102,6 +109,7 @@ def _manifest(model: LearnedModel) -> dict[str, Any]:
         "prior_threshold": model.prior_threshold if math.isfinite(model.prior_threshold) else None,
         "prior_judge": model.prior_judge,
         "question_threshold": model.question_threshold,
+        "prior_veto": model.prior_veto,
         "corpus_sha256": model.corpus_sha256,
         "features": model.features.to_json(),
         "metrics": dict(model.metrics),
@@ -200,6 +208,7 @@ def load_model(model_dir: str | Path, profile: str | None = None) -> LearnedMode
         prior_threshold=math.inf if prior_threshold is None else float(prior_threshold),
         prior_judge=manifest.get("prior_judge"),
         question_threshold=float(manifest.get("question_threshold", 1.01)),
+        prior_veto=float(manifest.get("prior_veto", 1.01)),
         corpus_sha256=manifest["corpus_sha256"],
         metrics=manifest.get("metrics", {}),
         training=manifest.get("training", {}),

@@ -11,6 +11,8 @@
    chosen the same way.
 5. The prior judge's "usage question" answers get a threshold the same way, for closing
    (target 0.97 by default); below it the learned judge does not let the tree close.
+6. `prior_veto` is stored for the judge: the prior's confident labels are kept unless their
+   probability is below it.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ class TrainConfig:
 
     features: FeatureConfig = field(default_factory=FeatureConfig)
     min_examples: int = 3
-    alpha: float = 1.0
+    alpha: float = 0.3
     own_threshold_min: int = 15
     smoothing: float = 0.5
     min_hits: int = 3
@@ -51,6 +53,9 @@ class TrainConfig:
     inner_folds: int = 4
     target_precision: float = 0.9
     question_precision: float = 0.97
+    # The prior judge's confident labels are kept unless the model's probability is below this
+    # (NEVER: only labels past their own thresholds are proposed). docs/learned-judge.md
+    prior_veto: float = 0.1
     seed: int = 0
 
 
@@ -230,12 +235,14 @@ def train(corpus: Corpus, policy: Policy, prior: Judge | None = None,
         prior_threshold=fallback, prior_judge=prior.name if prior else None,
         corpus_sha256=corpus.sha256,
         question_threshold=question_threshold(corpus, prior, policy, config),
+        prior_veto=config.prior_veto if prior is not None else NEVER,
         metrics={"out_of_fold_micro": _micro(prob, thresholds, y),
                  "labels_with_threshold": int((thresholds < NEVER).sum())},
         training={"issues": len(corpus.examples), "labelled_issues": len(labelled.examples),
                   "skipped_lines": len(corpus.problems), "label_counts": dict(sorted(counts.items())),
                   "target_precision": config.target_precision,
                   "question_precision": config.question_precision, "alpha": config.alpha,
+                  "prior_veto": config.prior_veto,
                   "min_examples": config.min_examples, "inner_folds": config.inner_folds,
                   "seconds": round(time.perf_counter() - started, 2)},
     )
