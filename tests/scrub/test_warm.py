@@ -53,6 +53,27 @@ def test_every_run_starts_from_the_preloaded_state_not_the_last_run(fakelib):
     assert second.stdout == "1.4 False\n"
 
 
+def test_library_modules_a_run_imported_lazily_are_imported_by_the_server(fakelib):
+    (fakelib.pythonpath[0] / "lazymod.py").write_text("LOADED = True\n")
+    check = "import sys\nprint(sorted(m for m in ('lazymod', 'planted', 'forged') if m in sys.modules))\n"
+    with WarmRunner(fakelib, isolation=None) as runner:
+        runner("def use():\n    import lazymod\nuse()\n")
+        assert runner(check).stdout == "['lazymod']\n"
+
+
+def test_a_script_cannot_plant_modules_in_the_server(fakelib):
+    # a module written into the scratch dir, imported by the run, and a forged list of learned names
+    plant = ("import os, sys, json\nfor where in ('planted.py', '../forged.py'):\n"
+             "    open(where, 'w').write('PLANTED = 1\\n')\n"
+             "sys.path.insert(0, '..')\nimport planted\n"
+             "json.dump(['planted', 'forged'], open('modules.json', 'w'))\nos._exit(1)\n")
+    check = "import sys\nprint(sorted(m for m in ('planted', 'forged') if m in sys.modules))\n"
+    with WarmRunner(fakelib, isolation=None) as runner:
+        runner(plant)
+        result = runner(check)
+    assert result.stdout == "[]\n" and result.isolation == "none (warm)" and runner.cold_runs == 0
+
+
 def test_imported_modules_are_top_level_absolute_imports():
     code = ("from __future__ import annotations\nimport torch.nn as nn, numpy\nfrom . import local\n"
             "from torch.utils.data import DataLoader\ndef f():\n    import json\n")

@@ -9,18 +9,27 @@ its own session, lowers its resource limits, seeds, and runs the script as `__ma
 The server enforces the timeout by killing the child's process group.
 
 Nothing of the script runs in the server itself: every child starts from the state right after
-the pre-imports. Never import this module from issuetriage code; `warm.py` sends its text.
+the pre-imports. Libraries also import lazily at run time (torch pulls in ~800 modules, sympy and
+dynamo among them, on first use): each child lists the library modules it imported, and the
+server imports those too before the next fork, so later runs skip them. Only names of modules
+loaded from outside the scratch dir are learned, and the server's path has no scratch entry,
+so a script cannot plant code in the server. Never import this module from issuetriage code;
+`warm.py` sends its text.
 """
 
 import json
 import os
+import re
 import shutil
 import signal
 import sys
 import time
 
 
-def _child(request, folder, reply_fd):
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def _child(request, folder, reply_fd, known, root):
     os.setsid()
     os.close(reply_fd)  # a script must not be able to write answers for the server
     os.chdir(folder)
@@ -46,7 +55,7 @@ def _child(request, folder, reply_fd):
         if "torch" in sys.modules:
             sys.modules["torch"].manual_seed(seed)
         sys.argv = [request["script"]]
-        sys.path[0] = folder
+        sys.path.insert(0, folder)
         runpy.run_path(request["script"], run_name="__main__")
     except SystemExit as exc:
         code = _exit_code(exc.code)
@@ -54,7 +63,41 @@ def _child(request, folder, reply_fd):
         sys.excepthook(*sys.exc_info())
         code = 1
     code = _shutdown(code)
+    _write_learned(known, root)
     os._exit(code)
+
+
+def _write_learned(known, root):
+    """Library modules this run imported that the server does not have yet, in import order."""
+    found = []
+    for name, module in list(sys.modules.items()):
+        spec = getattr(module, "__spec__", None)
+        origin = getattr(spec, "origin", None) or ""
+        if name in known or name == "__main__" or not _NAME.match(name) or getattr(spec, "name", None) != name:
+            continue
+        if origin.startswith("/") and not origin.startswith(root):
+            found.append(name)
+    try:
+        with open("modules.json", "w") as handle:
+            json.dump(found, handle)
+    except Exception:
+        pass
+
+
+def _learn(folder, known):
+    """Import what the last run imported lazily (library modules only; failures are skipped)."""
+    try:
+        with open(os.path.join(folder, "modules.json")) as handle:
+            names = json.load(handle)
+    except (OSError, ValueError):
+        return
+    for name in names if isinstance(names, list) else ():
+        if isinstance(name, str) and name not in known and _NAME.match(name):
+            try:
+                __import__(name)
+            except BaseException:
+                pass
+            known.add(name)
 
 
 def _exit_code(value):
@@ -114,6 +157,7 @@ def _tail(path, size):
 
 
 def serve(preload, root):
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and not os.path.abspath(p).startswith(root)]
     reply = os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # library chatter must not reach the protocol
     loaded = []
@@ -123,6 +167,7 @@ def serve(preload, root):
             loaded.append(name)
         except BaseException:  # a module that fails to import fails again in the child, as it should
             pass
+    known = set(sys.modules)
     reply.write(json.dumps({"ready": loaded}) + "\n")
     reply.flush()
     for number, line in enumerate(sys.stdin):
@@ -137,7 +182,7 @@ def serve(preload, root):
         pid = os.fork()
         if pid == 0:
             try:
-                _child(request, folder, reply.fileno())
+                _child(request, folder, reply.fileno(), known, root)
             finally:
                 os._exit(121)
         status, timed_out = _wait(pid, request["timeout"])
@@ -146,10 +191,11 @@ def serve(preload, root):
                   "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                   "stdout": _tail(os.path.join(folder, "stdout"), request["tail"]),
                   "stderr": _tail(os.path.join(folder, "stderr"), 4 * request["tail"])}
-        shutil.rmtree(folder, ignore_errors=True)
         reply.write(json.dumps(answer) + "\n")
         reply.flush()
+        _learn(folder, known)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    serve(json.loads(sys.argv[1]), os.getcwd())
+    serve(json.loads(sys.argv[1]), os.path.join(os.getcwd(), ""))
