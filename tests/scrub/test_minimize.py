@@ -124,3 +124,32 @@ def test_config_holders_unfold_into_values():
     for _ in range(2):
         code = apply_edits(code, holder_edits(code))
     assert code.strip().endswith("print(4)")
+
+
+NESTED = '''
+import json
+from fakelib import combine
+
+
+class Report:
+    def __init__(self, rows):
+        self.rows = rows
+        self.totals = {}
+
+    def build(self):
+        for index, row in enumerate(self.rows):
+            for name in sorted(row):
+                self.totals[f"{index}.{name}"] = combine([1, 2], [3])
+        return json.dumps(self.totals)
+
+
+print(Report([{"a": 1, "b": 2}, {"c": 3}]).build())
+'''
+
+
+def test_a_failing_call_with_self_contained_arguments_is_hoisted_out_of_its_context(fakelib):
+    run = lambda code: run_script(code, fakelib, isolation=None)
+    oracle = Oracle(run, EXPECTED, True)
+    result = minimize(NESTED, oracle, target=0, workers=2)
+    assert result.code == "from fakelib import combine\ncombine([], [3])\n"  # the literal pass shrank it after
+    assert "hoist the failing call" in result.passes

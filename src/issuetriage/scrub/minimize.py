@@ -1,6 +1,7 @@
 """Minimize a repro while the strict oracle says it is still the same bug.
 
-Order per round: cut what runs after the failure, drop unused imports and definitions, slice to
+Order per round: cut what runs after the failure, try the failing call alone after the imports,
+drop unused imports and definitions, slice to
 what the failing statement needs, delete statements body by body (chunks in parallel, merged and
 re-verified), flatten control flow, inline calls, propagate copies, then simplify device, dtype,
 backend and sizes. Stop below `target` non-import lines or after two rounds without progress.
@@ -85,6 +86,31 @@ def _truncate(state: _State) -> None:
     for single, ok in zip(singles, state.test_all(singles)):
         if ok:
             state.accept(single, "truncate after failure")
+            return
+
+
+def _hoist(state: _State) -> None:
+    """The failing statement, or a call in it, alone after the imports: once earlier passes made
+    its arguments self-contained, the classes, loops and setup around it are not needed at all."""
+    failure = state.oracle.failure_of(state.code)
+    if failure is None or not failure.script_lines:
+        return
+    tree = ast.parse(state.code)
+    line = failure.script_lines[-1]
+    simple = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not hasattr(n, "body")
+              and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    if not simple:
+        return
+    stmt = min(simple, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    alone = [stmt] + [ast.Expr(call) for call in ast.walk(stmt) if isinstance(call, ast.Call)][:3]
+    candidates = list(dict.fromkeys(astedit.render(ast.Module(imports + [s], type_ignores=[]))
+                                    for s in alone))
+    candidates = sorted((c for c in candidates if astedit.count_lines(c) < astedit.count_lines(state.code)),
+                        key=len)  # the shortest that holds: a bare call reads better than `self.x = call()`
+    for candidate, ok in zip(candidates, state.test_all(candidates)):
+        if ok:
+            state.accept(candidate, "hoist the failing call")
             return
 
 
@@ -257,7 +283,7 @@ def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False) -> 
 
 
 _ROUND: tuple[Callable[[_State], None], ...] = (
-    _truncate, _prune, _slice, _delete,
+    _truncate, _hoist, _prune, _slice, _delete,
     _edits("flatten control flow", transforms.flatten_edits),
     _edits("inline calls", transforms.inline_edits),
     _edits("unfold config holders", holders.holder_edits),
