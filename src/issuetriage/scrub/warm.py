@@ -56,7 +56,11 @@ class _Server:
                  preload: tuple[str, ...]) -> None:
         self.scratch = tempfile.mkdtemp(prefix="scrub-warm-")
         cmd = [str(interp.python), "-X", "faulthandler", "-c", _SERVER, json.dumps(list(preload))]
-        argv, env, self.mode = isolated(cmd, self.scratch, interp, limits, seed, isolation)
+        try:
+            argv, env, self.mode = isolated(cmd, self.scratch, interp, limits, seed, isolation)
+        except BaseException:  # no sandbox: the error is the cold path's; leave no scratch dir behind
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            raise
         self.proc = subprocess.Popen(argv, cwd=self.scratch, env=env, bufsize=0,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
