@@ -4,7 +4,8 @@ Started once per interpreter with the modules the repro imports already imported
 ~1.5 s to import; a fork takes ~10 ms), it reads one JSON request per line from stdin and answers
 one JSON line on the descriptor that was stdout when it started. Per request it forks a child in
 a fresh run directory under the scratch dir; the child redirects stdout/stderr to files, starts
-its own session, lowers its resource limits, seeds, and runs the script as `__main__` the way
+its own session, keeps the server's resource limits (set by prlimit, as for a cold run; CPU
+time counts from zero in a child), seeds, and runs the script as `__main__` the way
 `python repro.py` would (exit codes, SystemExit, uncaught exceptions, atexit, non-daemon threads).
 The server enforces the timeout by killing the child's process group.
 
@@ -37,13 +38,6 @@ def _child(request, folder, reply_fd, known, root):
     os.dup2(null, 0)
     os.dup2(os.open("stdout", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
     os.dup2(os.open("stderr", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
-    import resource
-
-    for name, value in request["limits"].items():
-        limit = getattr(resource, name)
-        soft, hard = resource.getrlimit(limit)
-        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(limit, (value, value))
     os.environ.update(HOME=folder, TMPDIR=folder)
     code = 0
     try:

@@ -30,8 +30,6 @@ from issuetriage.scrub.sandbox import SCRIPT, TAIL, isolated, run_script
 _SERVER = (Path(__file__).with_name("forkserver.py")).read_text()
 _START_S = 180.0  # importing torch on a loaded machine
 _GRACE_S = 15.0  # beyond the run's own timeout, enforced by the server
-_RLIMITS = {"RLIMIT_AS": "memory_bytes", "RLIMIT_CPU": "cpu_s", "RLIMIT_FSIZE": "file_bytes",
-            "RLIMIT_NOFILE": "open_files"}
 
 
 def imported_modules(code: str) -> tuple[str, ...]:
@@ -73,8 +71,7 @@ class _Server:
 
     def run(self, code: str, limits: Limits) -> RunResult | None:
         """The run's result, or None when the server failed (it is then closed)."""
-        request = {"code": code, "script": SCRIPT, "timeout": limits.timeout_s, "tail": TAIL,
-                   "limits": {name: int(getattr(limits, field)) for name, field in _RLIMITS.items()}}
+        request = {"code": code, "script": SCRIPT, "timeout": limits.timeout_s, "tail": TAIL}
         try:
             self.proc.stdin.write((json.dumps(request) + "\n").encode())
         except OSError:
