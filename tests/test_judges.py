@@ -5,6 +5,9 @@ import pytest
 from issuetriage.errors import UserError
 from issuetriage.heuristic import HeuristicJudge
 from issuetriage.judges import get_judge
+from issuetriage.signals import extract_signals
+
+from builders import make_issue
 
 
 @pytest.fixture
@@ -33,3 +36,14 @@ def test_learned_needs_a_model_folder():
 def test_unknown_judge_is_named():
     with pytest.raises(UserError, match="unknown judge 'oracle'"):
         get_judge("oracle")
+
+
+def test_title_keywords_count_only_in_the_title(policy):
+    def cuda(title, body):
+        issue = make_issue(title=title, body=body)
+        return HeuristicJudge().judge(issue, extract_signals(issue), policy).score("module: cuda")
+
+    assert "gpu" in policy.labels["module: cuda"].title_keywords
+    body = "I run torch.lerp on my gpu and the values differ from what the docs say."
+    assert cuda("torch.lerp gives a wrong result on GPU", body) >= policy.meta.thresholds.label
+    assert cuda("torch.lerp gives a wrong result", body) == 0.0

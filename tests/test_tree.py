@@ -77,6 +77,14 @@ def test_step1_6_edge_case_adds_label_template_and_keeps_going(policy):
     assert plan.templates == ("numerical_accuracy",) and plan.decision is Decision.LABEL
 
 
+def test_step1_6_fuzzer_label_without_an_edge_case(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"topic: fuzzer": 0.8, "module: nn": 0.9}))
+    assert {"topic: fuzzer", "module: nn"} <= set(plan.labels_added)
+    assert "module: edge cases" not in plan.labels_added and plan.templates == ()
+    quiet = plan_for(policy, judgment=make_judgment(labels={"topic: fuzzer": 0.3, "module: nn": 0.9}))
+    assert "topic: fuzzer" not in quiet.labels_added
+
+
 def test_step2_transfer_to_sibling_repo(policy):
     plan = plan_for(policy, judgment=make_judgment(labels={"module: nn": 0.9}, transfer="pytorch/vision"))
     assert plan.decision is Decision.TRANSFER and plan.transfer_repo == "pytorch/vision"
@@ -92,6 +100,16 @@ def test_step2_5_pt2_gets_a_module_label_fallback(policy):
     plan = plan_for(policy, judgment=make_judgment(labels={"oncall: pt2": 0.9}))
     assert plan.decision is Decision.LABEL
     assert {"oncall: pt2", "module: compile ux", "triaged"} <= set(plan.labels_added)
+
+
+@pytest.mark.parametrize("module", ["module: flex attention", "module: cuda graphs"])
+def test_step2_5_a_compile_only_module_makes_a_pt2_issue(policy, module):
+    assert module in policy.queues.pt2.implied_by
+    plan = plan_for(policy, judgment=make_judgment(labels={module: 0.8}))
+    assert {"oncall: pt2", module} <= set(plan.labels_added) and plan.decision is Decision.LABEL
+    assert any(t.step.endswith("compile_issue") and "implied by" in t.reason for t in plan.trace)
+    weak = plan_for(policy, judgment=make_judgment(labels={module: 0.3, "module: nn": 0.9}))
+    assert "oncall: pt2" not in weak.labels_added
 
 
 def test_step2_5_aot_eager_failing_too_means_dispatcher_not_inductor(policy):

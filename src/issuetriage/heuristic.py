@@ -42,8 +42,14 @@ class HeuristicJudge:
         m = matchers(policy)
         title_grams = signals.title_grams
         best: dict[str, tuple[float, list[Hit]]] = {}
-        for matcher in (m.catalog, m.commonly_missed, m.queues, m.pt2_modules):
-            for label, hits in matcher.hits(signals).items():
+        found = [m.catalog.hits(signals), m.commonly_missed.hits(signals), m.queues.hits(signals),
+                 m.pt2_modules.hits(signals)]
+        in_title = {label: kept for label, hits in m.title.hits(signals).items()
+                    if (kept := [h for h in hits if h.norm in title_grams])}
+        for label, hits in in_title.items():  # title-only words add to the catalog's evidence
+            found[0][label] = found[0].get(label, []) + hits
+        for hits_by_label in found:
+            for label, hits in hits_by_label.items():
                 conf = evidence_confidence(hits, title_grams)
                 if label not in best or best[label][0] < conf:
                     best[label] = (conf, hits)

@@ -148,6 +148,8 @@ class PolicyMatchers:
             return Matcher(routes, vocab)
 
         self.catalog = matcher({s.name: (s.keywords, s.patterns) for s in policy.catalog.label})
+        self.title = matcher({s.name: (s.title_keywords, ()) for s in policy.catalog.label
+                              if s.title_keywords})
         routes: dict[str, object] = {q.label: q for q in queues.redirect}
         if queues.pt2:
             routes[queues.pt2.label] = queues.pt2

@@ -42,6 +42,8 @@ class LabelSpec(_Strict):
     when_not: str = ""
     keywords: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
+    # Words that suggest the label only when the title says them (a body mention is too common).
+    title_keywords: tuple[str, ...] = ()
 
     _check_patterns = field_validator("patterns")(classmethod(lambda cls, v: _compile(v)))
 
@@ -110,6 +112,8 @@ class PT2Queue(Route):
     fallback_module: str
     co_routes: tuple[str, ...] = ()
     helion_label: str = ""
+    # Module labels only the PT2 oncall handles: a confident one makes the issue a PT2 issue.
+    implied_by: tuple[str, ...] = ()
 
 
 class Queues(_Strict):
@@ -295,6 +299,8 @@ class Policy:
                     refs.append(("queues.toml", f"pt2.{key}", getattr(pt2, key)))
             for i, label in enumerate(pt2.co_routes):
                 refs.append(("queues.toml", f"pt2.co_routes.{i}", label))
+            for i, label in enumerate(pt2.implied_by):
+                refs.append(("queues.toml", f"pt2.implied_by.{i}", label))
         for i, label in enumerate(self.meta.type_labels):
             refs.append(("profile.toml", f"type_labels.{i}", label))
         for key in ("edge_cases", "fuzzer", "high_priority"):

@@ -41,7 +41,11 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
     """Step 2.5: oncall: pt2, at least one module label, CPU sub-queue, co-routing (distributed, export)."""
     pt2, policy, judgment = ctx.policy.queues.pt2, ctx.policy, ctx.judgment
     route = policy.meta.thresholds.route
-    if pt2 is None or judgment.score(pt2.label) < route:
+    if pt2 is None:
+        return None
+    implied = [s.name for s in judgment.confident(policy.meta.thresholds.label)
+               if s.name in pt2.implied_by]
+    if judgment.score(pt2.label) < route and not implied:
         return None
     labels = [pt2.label]
     modules = _rubric_modules(ctx)
@@ -55,5 +59,6 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
         labels.append(pt2.cpu_label)
     labels += [label for label in pt2.co_routes if judgment.score(label) >= route]
     why = ", ".join(labels[1:])
-    return Outcome(f"torch.compile issue ({judgment.score(pt2.label):.2f}): {why}",
+    because = f"{judgment.score(pt2.label):.2f}" + (f", implied by {implied[0]}" if implied else "")
+    return Outcome(f"torch.compile issue ({because}): {why}",
                    Decision.LABEL, labels=tuple(labels), stop=True)

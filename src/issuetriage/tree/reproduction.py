@@ -39,13 +39,12 @@ def missing_reproduction(ctx: Context, draft: Draft) -> Outcome | None:
 
 
 def numerical_edge_case(ctx: Context, draft: Draft) -> Outcome | None:
-    """Step 1.6: precision and extreme-value reports get `module: edge cases` and the notes."""
+    """Step 1.6: precision and extreme-value reports get `module: edge cases` and the notes; a
+    report a fuzzer found gets `topic: fuzzer` whether or not it is about numerics."""
     bot, threshold = ctx.policy.bot, ctx.policy.meta.thresholds.label
-    score = ctx.judgment.score(bot.edge_cases)
+    score, fuzzed = ctx.judgment.score(bot.edge_cases), ctx.judgment.score(bot.fuzzer)
+    fuzzer = (bot.fuzzer,) if fuzzed >= threshold else ()
     if score < threshold:
-        return None
-    labels = [bot.edge_cases]
-    if ctx.judgment.score(bot.fuzzer) >= threshold:
-        labels.append(bot.fuzzer)
-    return Outcome(f"numerical edge case ({score:.2f})", labels=tuple(labels),
+        return Outcome(f"found by a fuzzer ({fuzzed:.2f})", labels=fuzzer) if fuzzer else None
+    return Outcome(f"numerical edge case ({score:.2f})", labels=(bot.edge_cases, *fuzzer),
                    templates=("numerical_accuracy",))
