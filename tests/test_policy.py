@@ -44,6 +44,7 @@ def test_allowed_labels_are_not_forbidden(policy, label):
     ("labels.toml", '[[label]]\nname = "a"\nwhn = "typo"\n', "labels.toml: label.0.whn: unknown key"),
     ("labels.toml", '[[label]]\nname = "a"\npatterns = ["("]\n', "labels.toml: label.0.patterns"),
     ("redundancy.toml", '[[pair]]\nspecific = "module: nope"\ngeneric = "module: nn"\n', "redundancy.toml: pair.0.specific"),
+    ("labels.toml", '[[label]]\nname = "a"\nimplies = ["module: nope"]\n', "labels.toml: a.implies.0: 'module: nope' is not in labels.toml"),
     ("templates.toml", "[templates.x]\naction='a'\nuse_when='b'\ncomment='c'\n", "templates.toml: templates.redirect_to_forum: missing"),
     ("queues.toml", "not toml = = =", "queues.toml: not valid TOML"),
 ])
@@ -68,3 +69,11 @@ def test_unknown_profile_lists_shipped_ones():
 def test_templates_render_with_marker(policy):
     text = policy.render_template("redirect_to_forum")
     assert text.endswith(policy.template_marker("redirect_to_forum"))
+
+
+def test_implied_labels_follow_the_catalog_transitively(policy):
+    assert policy.implied(["module: flex attention"]) == [
+        "oncall: pt2", "module: higher order operators", "module: pt2-dispatcher"]
+    assert policy.implied(["module: higher order operators"]) == ["module: pt2-dispatcher"]
+    assert policy.implied(["module: higher order operators", "module: pt2-dispatcher"]) == []
+    assert policy.implied(["module: nn", "no such label"]) == []

@@ -104,7 +104,7 @@ def test_step2_5_pt2_gets_a_module_label_fallback(policy):
 
 @pytest.mark.parametrize("module", ["module: flex attention", "module: cuda graphs"])
 def test_step2_5_a_compile_only_module_makes_a_pt2_issue(policy, module):
-    assert module in policy.queues.pt2.implied_by
+    assert "oncall: pt2" in policy.implied([module])
     plan = plan_for(policy, judgment=make_judgment(labels={module: 0.8}))
     assert {"oncall: pt2", module} <= set(plan.labels_added) and plan.decision is Decision.LABEL
     assert any(t.step.endswith("compile_issue") and "implied by" in t.reason for t in plan.trace)
@@ -156,6 +156,17 @@ def test_step2_5_helion_only_when_named(policy):
     assert {"module: helion", "module: inductor"} <= set(plan.labels_added)
     plain = plan_for(policy, make_issue(body="torch.compile fails"), make_judgment(labels={"oncall: pt2": 0.9}))
     assert "module: helion" not in plain.labels_added
+
+
+def test_step2_5_and_4_add_what_the_labels_imply(policy):
+    pt2 = plan_for(policy, judgment=make_judgment(labels={"module: flex attention": 0.8}))
+    assert {"oncall: pt2", "module: flex attention", "module: higher order operators",
+            "module: pt2-dispatcher"} <= set(pt2.labels_added)
+    general = plan_for(policy, judgment=make_judgment(labels={"module: vmap": 0.8}))
+    assert general.decision is Decision.LABEL
+    assert {"module: vmap", "module: functorch"} <= set(general.labels_added)
+    redirect = plan_for(policy, judgment=make_judgment(labels={"oncall: jit": 0.9, "module: vmap": 0.9}))
+    assert "module: functorch" not in redirect.labels_added
 
 
 def test_step3_redirect_has_exactly_one_oncall_and_nothing_else(policy):

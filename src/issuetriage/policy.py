@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
@@ -44,6 +45,8 @@ class LabelSpec(_Strict):
     patterns: tuple[str, ...] = ()
     # Words that suggest the label only when the title says them (a body mention is too common).
     title_keywords: tuple[str, ...] = ()
+    # Labels that always go with this one (its owning team, its parent area): added with it.
+    implies: tuple[str, ...] = ()
 
     _check_patterns = field_validator("patterns")(classmethod(lambda cls, v: _compile(v)))
 
@@ -112,8 +115,6 @@ class PT2Queue(Route):
     fallback_module: str
     co_routes: tuple[str, ...] = ()
     helion_label: str = ""
-    # Module labels only the PT2 oncall handles: a confident one makes the issue a PT2 issue.
-    implied_by: tuple[str, ...] = ()
 
 
 class Queues(_Strict):
@@ -272,6 +273,19 @@ class Policy:
     def is_oncall(self, label: str) -> bool:
         return label.startswith("oncall:")
 
+    def implied(self, labels: Iterable[str]) -> list[str]:
+        """The labels `labels` imply (catalog `implies`, followed transitively), not themselves."""
+        given = list(dict.fromkeys(labels))
+        seen, out, todo = set(given), [], list(given)
+        while todo:
+            spec = self.labels.get(todo.pop(0))
+            for label in spec.implies if spec else ():
+                if label not in seen:
+                    seen.add(label)
+                    out.append(label)
+                    todo.append(label)
+        return out
+
     def template_marker(self, name: str) -> str:
         """The hidden marker that lets us see a template was already posted."""
         return TEMPLATE_MARKER.format(name=name)
@@ -287,6 +301,9 @@ class Policy:
             raise ConfigError(f"{self.root / 'labels.toml'}: label: duplicate names {dupes}")
         known = set(names) | self.bot_label_names
         refs: list[tuple[str, str, str]] = []
+        for spec in self.catalog.label:
+            refs += [("labels.toml", f"{spec.name}.implies.{i}", label)
+                     for i, label in enumerate(spec.implies)]
         for i, pair in enumerate(self.redundancy.pair):
             refs += [("redundancy.toml", f"pair.{i}.specific", pair.specific),
                      ("redundancy.toml", f"pair.{i}.generic", pair.generic)]
@@ -299,8 +316,6 @@ class Policy:
                     refs.append(("queues.toml", f"pt2.{key}", getattr(pt2, key)))
             for i, label in enumerate(pt2.co_routes):
                 refs.append(("queues.toml", f"pt2.co_routes.{i}", label))
-            for i, label in enumerate(pt2.implied_by):
-                refs.append(("queues.toml", f"pt2.implied_by.{i}", label))
         for i, label in enumerate(self.meta.type_labels):
             refs.append(("profile.toml", f"type_labels.{i}", label))
         for key in ("edge_cases", "fuzzer", "high_priority"):

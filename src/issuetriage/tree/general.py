@@ -11,7 +11,8 @@ _TYPE_CONFIDENCE = 0.8
 
 
 def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
-    """Module labels, commonly missed labels and one type label; abstain when nothing is confident."""
+    """Module labels (and the labels they imply), commonly missed labels and one type label;
+    abstain when nothing is confident."""
     policy, judgment = ctx.policy, ctx.judgment
     threshold = policy.meta.thresholds.label
     confident = [s for s in judgment.confident(threshold)
@@ -20,6 +21,7 @@ def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
     modules = [s.name for s in confident if s.name.startswith("module:")][:MAX_MODULES]
     others = [s.name for s in confident if not s.name.startswith("module:")]
     labels = modules + others
+    labels += [label for label in policy.implied(labels) if not policy.is_oncall(label)]
     type_label = _type_label(ctx)
     if type_label:
         labels.append(type_label)

@@ -38,13 +38,15 @@ def _rubric_modules(ctx: Context) -> list[str]:
 
 
 def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
-    """Step 2.5: oncall: pt2, at least one module label, CPU sub-queue, co-routing (distributed, export)."""
+    """Step 2.5: oncall: pt2, at least one module label, CPU sub-queue, co-routing (distributed,
+    export), and what those labels imply. A confident label that implies `oncall: pt2` (a
+    compile-only area) makes a PT2 issue even when the report never names torch.compile."""
     pt2, policy, judgment = ctx.policy.queues.pt2, ctx.policy, ctx.judgment
     route = policy.meta.thresholds.route
     if pt2 is None:
         return None
     implied = [s.name for s in judgment.confident(policy.meta.thresholds.label)
-               if s.name in pt2.implied_by]
+               if pt2.label in policy.implied([s.name])]
     if judgment.score(pt2.label) < route and not implied:
         return None
     labels = [pt2.label]
@@ -58,6 +60,7 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
     if judgment.score(pt2.cpu_label) >= route or (cpu_only and _INDUCTOR in labels):
         labels.append(pt2.cpu_label)
     labels += [label for label in pt2.co_routes if judgment.score(label) >= route]
+    labels += policy.implied(labels)
     why = ", ".join(labels[1:])
     because = f"{judgment.score(pt2.label):.2f}" + (f", implied by {implied[0]}" if implied else "")
     return Outcome(f"torch.compile issue ({because}): {why}",
