@@ -177,6 +177,14 @@ def test_step3_redirect_has_exactly_one_oncall_and_nothing_else(policy):
     assert set(plan.labels_added) == {"oncall: jit", "bot-triaged"} and plan.templates == ()
 
 
+def test_step3_a_label_that_implies_a_queue_redirects_there(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={"module: dtensor": 0.8, "module: nn": 0.9}))
+    assert plan.decision is Decision.REDIRECT_ONCALL
+    assert [label for label in plan.labels_added if label != "bot-triaged"] == ["oncall: distributed"]
+    assert any(t.step.endswith("secondary_queue") and "implied by module: dtensor" in t.reason
+               for t in plan.trace)
+
+
 def test_step4_general_queue_labels_specific_and_one_type(policy):
     plan = plan_for(policy, judgment=make_judgment(Kind.FEATURE, 0.8, {"module: rnn": 0.9, "module: nn": 0.8,
                                                                        "feature": 0.7, "enhancement": 0.6}))

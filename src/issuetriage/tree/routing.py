@@ -42,11 +42,20 @@ def sibling_repo(ctx: Context, draft: Draft) -> Outcome | None:
 
 
 def secondary_queue(ctx: Context, draft: Draft) -> Outcome | None:
-    """Step 3: a secondary oncall queue gets exactly one oncall label and nothing else."""
-    threshold = ctx.policy.meta.thresholds.route
-    best = next((s for s in ctx.judgment.confident(threshold)
-                 if s.name in ctx.policy.redirect_labels), None)
-    if best is None:
-        return None
-    return Outcome(f"{best.name} queue ({best.confidence:.2f}): {best.reason}".rstrip(": "),
-                   Decision.REDIRECT_ONCALL, labels=(best.name,), stop=True, reset=True)
+    """Step 3: a secondary oncall queue gets exactly one oncall label and nothing else. The queue
+    is a confident queue label, or else the queue a confident label implies (`module: dtensor`
+    is distributed's)."""
+    policy, judgment = ctx.policy, ctx.judgment
+    best = next((s for s in judgment.confident(policy.meta.thresholds.route)
+                 if s.name in policy.redirect_labels), None)
+    if best is not None:
+        queue, why = best.name, f"({best.confidence:.2f}): {best.reason}".rstrip(": ")
+    else:
+        implied = ((queue, s) for s in judgment.confident(policy.meta.thresholds.label)
+                   for queue in policy.implied([s.name]) if queue in policy.redirect_labels)
+        queue, by = next(implied, (None, None))
+        if queue is None or by is None:
+            return None
+        why = f"implied by {by.name} ({by.confidence:.2f})"
+    return Outcome(f"{queue} queue {why}", Decision.REDIRECT_ONCALL, labels=(queue,), stop=True,
+                   reset=True)
