@@ -9,7 +9,7 @@ from issuetriage.errors import UserError
 from issuetriage.learn.corpus import Corpus
 from issuetriage.learn.features import FeatureConfig, fit_vocabulary, issue_tokens
 from issuetriage.learn.thresholds import NEVER, threshold_for_precision
-from issuetriage.learn.train import train
+from issuetriage.learn.train import TrainConfig, suggested_implications, train
 from issuetriage.signals import extract_signals
 
 from builders import make_issue
@@ -86,3 +86,23 @@ def test_question_close_threshold_is_learned_from_history(tmp_path, policy, stat
     path = write_jsonl(tmp_path / "c.jsonl", corpus_records() + questions)
     model = train(load_corpus(path, policy), policy, prior=HeuristicJudge(), config=SMALL)
     assert (model.question_threshold < NEVER) is learned
+
+
+def test_history_suggests_implications_the_catalog_lacks(corpus, policy):
+    model = train(corpus, policy, config=TrainConfig())
+    suggested = {(d["label"], d["implies"]): (d["together"], d["of"])
+                 for d in model.training["suggested_implies"]}
+    together, of = suggested[("module: inductor", "oncall: pt2")]  # always together in the corpus
+    assert together == of >= 4
+    assert ("module: cuda", "module: autograd") not in suggested  # never together
+
+
+def test_suggested_implications_skip_what_the_profile_already_says(policy):
+    golds = [frozenset({"module: flex attention", "module: higher order operators",
+                        "module: pt2-dispatcher", "oncall: pt2"})] * 4 \
+        + [frozenset({"module: cudnn", "module: cuda"})] * 4
+    suggested = {(d["label"], d["implies"]) for d in suggested_implications(golds, policy)}
+    assert ("module: flex attention", "module: higher order operators") not in suggested  # implies
+    assert ("module: cudnn", "module: cuda") not in suggested  # the guard drops the generic one
+    assert ("module: higher order operators", "module: flex attention") in suggested
+    assert suggested_implications(golds[:3], policy) == []  # below min_support

@@ -51,7 +51,8 @@ def train_command(corpus_path: Path, profile: str, out: Path, target_precision: 
             "labels_with_threshold": model.metrics["labels_with_threshold"],
             "issues": model.training["issues"], "labelled_issues": model.training["labelled_issues"],
             "skipped_lines": len(corpus.problems), "seconds": model.training["seconds"],
-            "out_of_fold": model.metrics["out_of_fold_micro"]}
+            "out_of_fold": model.metrics["out_of_fold_micro"],
+            "suggested_implies": model.training["suggested_implies"]}
 
 
 def register(app: typer.Typer) -> None:

@@ -191,6 +191,22 @@ def prior_scores(signals: Sequence[Signals], corpus: Corpus, prior: Judge | None
     return out
 
 
+def suggested_implications(golds: Sequence[frozenset[str]], policy: Policy, min_support: int = 4,
+                           min_share: float = 0.75) -> list[dict[str, object]]:
+    """Label pairs the history applies together that the catalog does not say go together: B on
+    at least `min_share` of the issues with A, A on at least `min_support` issues, B not already
+    implied by A (`labels.toml` `implies`) and not the generic label the guard drops next to A.
+    Candidates for a maintainer to review; training never applies them."""
+    counts = Counter(label for gold in golds for label in gold)
+    together = Counter((a, b) for gold in golds for a in gold for b in gold if a != b)
+    generic = {(pair.specific, pair.generic) for pair in policy.redundancy.pair}
+    found = [{"label": a, "implies": b, "together": n, "of": counts[a]}
+             for (a, b), n in together.items()
+             if counts[a] >= min_support and n >= min_share * counts[a]
+             and (a, b) not in generic and b not in policy.implied([a])]
+    return sorted(found, key=lambda d: (-d["together"] / d["of"], -d["of"], d["label"], d["implies"]))
+
+
 def _micro(prob: np.ndarray, thresholds: np.ndarray, y: np.ndarray) -> dict[str, float]:
     pred = prob >= thresholds
     tp = float((pred & (y == 1)).sum())
@@ -243,6 +259,7 @@ def train(corpus: Corpus, policy: Policy, prior: Judge | None = None,
                   "target_precision": config.target_precision,
                   "question_precision": config.question_precision, "alpha": config.alpha,
                   "prior_veto": config.prior_veto,
+                  "suggested_implies": suggested_implications(golds, policy),
                   "min_examples": config.min_examples, "inner_folds": config.inner_folds,
                   "seconds": round(time.perf_counter() - started, 2)},
     )
