@@ -1,0 +1,52 @@
+"""How good are the plans? The issue's quality figures, heuristic (baseline) vs learned, one run.
+
+Replays a labelled corpus through the full engine with `issuetriage.evaluate.evaluate`: the
+heuristic judge (the baseline; its keywords were tuned on the dev corpus, so it is in-sample
+there) and the learned judge with K-fold cross-validation (each fold trains on the others). Prints
+label precision/recall/micro-F1, oncall routing accuracy, abstain rate and question-close
+precision for both, the learned judge's ratios to the baseline, and the issue's targets.
+Run: PYTHONHASHSEED=0 PYTHONPATH=src nice -n 10 python bench/quality.py [CORPUS] [FOLDS]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import DEV  # noqa: E402
+
+from issuetriage.evaluate.run import evaluate  # noqa: E402
+
+TARGETS = {"precision": 0.85, "f1": 0.70, "oncall": 0.92, "question_close": 0.97}
+
+
+def figures(report: dict) -> dict[str, float | None]:
+    """The figures the issue asks for, from one evaluation report."""
+    micro = report["labels"]["micro"]
+    return {"precision": micro["precision"], "recall": micro["recall"], "f1": micro["f1"],
+            "oncall": report["routing"]["accuracy"], "abstain": report["abstain"]["rate"],
+            "question_close": report["question_close"]["precision"]}
+
+
+def main() -> None:
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else DEV
+    folds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    if not path.exists():
+        print(f"skip: {path} not found")
+        return
+    base = figures(evaluate(path, judge="heuristic"))
+    learned = figures(evaluate(path, judge="learned", folds=folds))
+    print(f"corpus {path.name}, learned judge with {folds}-fold cross-validation")
+    print(f"{'figure':16s} {'heuristic':>10s} {'learned':>10s} {'ratio':>7s} {'target':>8s}")
+    for key in ("precision", "recall", "f1", "oncall", "abstain", "question_close"):
+        b, v = base[key], learned[key]
+        ratio = f"{v / b:.2f}x" if b and v is not None else "n/a"
+        target = f">= {TARGETS[key]:.2f}" if key in TARGETS else ""
+        show = [f"{x:.3f}" if x is not None else "n/a" for x in (b, v)]
+        print(f"{key:16s} {show[0]:>10s} {show[1]:>10s} {ratio:>7s} {target:>8s}")
+
+
+if __name__ == "__main__":
+    main()
