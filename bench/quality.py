@@ -19,14 +19,17 @@ from _corpus import DEV  # noqa: E402
 
 from issuetriage.evaluate.run import evaluate  # noqa: E402
 
-TARGETS = {"precision": 0.85, "f1": 0.70, "oncall": 0.92, "question_close": 0.97}
+# The issue's targets; its oncall accuracy is over routed issues (docs/evaluation.md).
+TARGETS = {"precision": 0.85, "f1": 0.70, "oncall (routed)": 0.92, "question_close": 0.97}
 
 
 def figures(report: dict) -> dict[str, float | None]:
     """The figures the issue asks for, from one evaluation report."""
     micro = report["labels"]["micro"]
     return {"precision": micro["precision"], "recall": micro["recall"], "f1": micro["f1"],
-            "oncall": report["routing"]["accuracy"], "abstain": report["abstain"]["rate"],
+            "oncall (routed)": report["routing"]["accuracy"],
+            "oncall (all)": report["routing"]["accuracy_all_labelled"],
+            "abstain": report["abstain"]["rate"],
             "question_close": report["question_close"]["precision"]}
 
 
@@ -40,7 +43,8 @@ def main() -> None:
     learned = figures(evaluate(path, judge="learned", folds=folds))
     print(f"corpus {path.name}, learned judge with {folds}-fold cross-validation")
     print(f"{'figure':16s} {'heuristic':>10s} {'learned':>10s} {'ratio':>7s} {'target':>8s}")
-    for key in ("precision", "recall", "f1", "oncall", "abstain", "question_close"):
+    for key in ("precision", "recall", "f1", "oncall (routed)", "oncall (all)", "abstain",
+                "question_close"):
         b, v = base[key], learned[key]
         ratio = f"{v / b:.2f}x" if b and v is not None else "n/a"
         target = f">= {TARGETS[key]:.2f}" if key in TARGETS else ""

@@ -60,7 +60,7 @@ def test_catalog_covers_every_reference_label() -> None:
 
 def test_every_keyword_normalizes_and_none_repeats_within_a_label() -> None:
     for name, spec in LABELS.items():
-        norms = [normalize_keyword(kw) for kw in spec.keywords]
+        norms = [normalize_keyword(kw) for kw in (*spec.keywords, *spec.title_keywords)]
         assert all(norms), f"{name}: a keyword has no word characters"
         assert len(norms) == len(set(norms)), f"{name}: two keywords match the same words"
 
@@ -68,7 +68,8 @@ def test_every_keyword_normalizes_and_none_repeats_within_a_label() -> None:
 def test_process_labels_have_no_signals() -> None:
     for name in POLICY.meta.process_labels:
         if name in LABELS:
-            assert not LABELS[name].keywords and not LABELS[name].patterns, name
+            spec = LABELS[name]
+            assert not (spec.keywords or spec.patterns or spec.title_keywords), name
 
 
 def test_labels_the_profile_refers_to_exist() -> None:

@@ -47,3 +47,5 @@ def test_title_keywords_count_only_in_the_title(policy):
     body = "I run torch.lerp on my gpu and the values differ from what the docs say."
     assert cuda("torch.lerp gives a wrong result on GPU", body) >= policy.meta.thresholds.label
     assert cuda("torch.lerp gives a wrong result", body) == 0.0
+    # one mention in the title counts once, whichever keywords name it
+    assert cuda("torch.lerp differs between CPU and GPU", body) == cuda("torch.lerp differs on GPU", body)

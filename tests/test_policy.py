@@ -77,3 +77,44 @@ def test_implied_labels_follow_the_catalog_transitively(policy):
     assert policy.implied(["module: higher order operators"]) == ["module: pt2-dispatcher"]
     assert policy.implied(["module: higher order operators", "module: pt2-dispatcher"]) == []
     assert policy.implied(["module: nn", "no such label"]) == []
+
+
+@pytest.mark.parametrize("implied,why", [
+    ('["module: vmap"]', "is the label itself"),
+    ('["triaged"]', "is the bot's or a type label"),
+    ('["feature"]', "is the bot's or a type label"),
+    ('["needs reproduction"]', "is forbidden"),
+])
+def test_a_label_may_not_imply_what_the_bot_never_adds(profile_copy, implied, why):
+    labels = profile_copy / "labels.toml"
+    text = labels.read_text()
+    assert 'implies = ["module: functorch"]' in text
+    labels.write_text(text.replace('implies = ["module: functorch"]', f"implies = {implied}"))
+    with pytest.raises(ConfigError, match=f"module: vmap.implies.0: .* {why}"):
+        load_profile_dir(profile_copy)
+
+
+def test_implication_cycles_end(profile_copy):
+    labels = profile_copy / "labels.toml"
+    text = labels.read_text().replace('name = "module: functorch"\n',
+                                      'name = "module: functorch"\nimplies = ["module: vmap"]\n')
+    labels.write_text(text)
+    policy = load_profile_dir(profile_copy)
+    assert policy.implied(["module: vmap"]) == ["module: functorch"]
+    assert policy.implied(["module: functorch"]) == ["module: vmap"]
+
+
+def test_the_general_queue_never_adds_an_implied_oncall_label(profile_copy):
+    from issuetriage.signals import extract_signals
+    from issuetriage.tree import propose
+
+    from builders import make_issue, make_judgment
+
+    labels = profile_copy / "labels.toml"
+    labels.write_text(labels.read_text().replace(
+        'implies = ["module: functorch"]', 'implies = ["module: functorch", "oncall: cpu inductor"]'))
+    policy = load_profile_dir(profile_copy)
+    issue = make_issue()
+    plan = propose(issue, extract_signals(issue), make_judgment(labels={"module: vmap": 0.8}), policy)
+    assert {"module: vmap", "module: functorch"} <= set(plan.labels_added)
+    assert not [label for label in plan.labels_added if label.startswith("oncall:")]

@@ -78,11 +78,16 @@ def test_step1_6_edge_case_adds_label_template_and_keeps_going(policy):
 
 
 def test_step1_6_fuzzer_label_without_an_edge_case(policy):
-    plan = plan_for(policy, judgment=make_judgment(labels={"topic: fuzzer": 0.8, "module: nn": 0.9}))
-    assert {"topic: fuzzer", "module: nn"} <= set(plan.labels_added)
-    assert "module: edge cases" not in plan.labels_added and plan.templates == ()
-    quiet = plan_for(policy, judgment=make_judgment(labels={"topic: fuzzer": 0.3, "module: nn": 0.9}))
+    pt2 = plan_for(policy, judgment=make_judgment(labels={"topic: fuzzer": 0.8, "oncall: pt2": 0.9,
+                                                          "module: inductor": 0.9}))
+    assert {"topic: fuzzer", "oncall: pt2", "module: inductor"} <= set(pt2.labels_added)
+    assert "module: edge cases" not in pt2.labels_added and pt2.templates == ()
+    quiet = plan_for(policy, judgment=make_judgment(labels={"topic: fuzzer": 0.3, "oncall: pt2": 0.9}))
     assert "topic: fuzzer" not in quiet.labels_added
+    alone = plan_for(policy, judgment=make_judgment(labels={"topic: fuzzer": 0.8}))
+    assert alone.decision is Decision.TRIAGE_REVIEW  # a fuzzer label is not a module to route by
+    assert {"topic: fuzzer", "triage review"} <= set(alone.labels_added)
+    assert "triaged" not in alone.labels_added
 
 
 def test_step2_transfer_to_sibling_repo(policy):
@@ -110,6 +115,18 @@ def test_step2_5_a_compile_only_module_makes_a_pt2_issue(policy, module):
     assert any(t.step.endswith("compile_issue") and "implied by" in t.reason for t in plan.trace)
     weak = plan_for(policy, judgment=make_judgment(labels={module: 0.3, "module: nn": 0.9}))
     assert "oncall: pt2" not in weak.labels_added
+
+
+def test_step2_5_the_label_that_made_a_pt2_issue_is_applied(policy):
+    plan = plan_for(policy, judgment=make_judgment(labels={
+        "module: nn": 0.95, "module: linear algebra": 0.9, "module: aotinductor": 0.6}))
+    assert {"oncall: pt2", "module: aotinductor", "oncall: export"} <= set(plan.labels_added)
+    step = next(t for t in plan.trace if t.step.endswith("compile_issue"))
+    assert "implied by module: aotinductor" in step.reason
+    direct = plan_for(policy, judgment=make_judgment(labels={"oncall: pt2": 0.9,
+                                                             "module: flex attention": 0.8}))
+    step = next(t for t in direct.trace if t.step.endswith("compile_issue"))
+    assert "implied by" not in step.reason
 
 
 def test_step2_5_aot_eager_failing_too_means_dispatcher_not_inductor(policy):

@@ -44,10 +44,13 @@ class HeuristicJudge:
         best: dict[str, tuple[float, list[Hit]]] = {}
         found = [m.catalog.hits(signals), m.commonly_missed.hits(signals), m.queues.hits(signals),
                  m.pt2_modules.hits(signals)]
-        in_title = {label: kept for label, hits in m.title.hits(signals).items()
-                    if (kept := [h for h in hits if h.norm in title_grams])}
-        for label, hits in in_title.items():  # title-only words add to the catalog's evidence
-            found[0][label] = found[0].get(label, []) + hits
+        for label, hits in m.title.hits(signals).items():
+            # title-only words: one title mention at most, and none when the label's own
+            # keywords already name it in the title (the same words must not count twice)
+            said = [h for h in hits if h.norm in title_grams]
+            known = found[0].setdefault(label, [])
+            if said and not any(h.norm in title_grams for h in known):
+                known.append(max(said, key=lambda h: (len(h.norm), h.norm)))
         for hits_by_label in found:
             for label, hits in hits_by_label.items():
                 conf = evidence_confidence(hits, title_grams)

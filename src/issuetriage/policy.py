@@ -16,6 +16,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from issuetriage.errors import ConfigError, first_problem
+from issuetriage.signals import tokens_of
 
 PROFILES_DIR = Path(__file__).parent / "profiles"
 TEMPLATE_MARKER = "<!-- issuetriage:template={name} -->"
@@ -49,6 +50,14 @@ class LabelSpec(_Strict):
     implies: tuple[str, ...] = ()
 
     _check_patterns = field_validator("patterns")(classmethod(lambda cls, v: _compile(v)))
+
+    @field_validator("title_keywords")
+    @classmethod
+    def _title_words(cls, words: tuple[str, ...]) -> tuple[str, ...]:
+        for word in words:  # titles are matched as runs of at most 4 tokens
+            if not 1 <= len(tokens_of(word)) <= 4:
+                raise ValueError(f"{word!r}: a title keyword is 1 to 4 words")
+        return words
 
     @property
     def group(self) -> str:
@@ -335,6 +344,15 @@ class Policy:
         for i, label in enumerate(self.meta.type_labels):
             if self.forbidden_reason(label):
                 raise ConfigError(f"{self.root / 'profile.toml'}: type_labels.{i}: {label!r} is forbidden")
+        never_implied = self.bot_label_names | {self.bot.high_priority} | set(self.meta.type_labels)
+        for spec in self.catalog.label:
+            for i, label in enumerate(spec.implies):
+                why = ("is the label itself" if label == spec.name else
+                       "is the bot's or a type label" if label in never_implied else
+                       "is forbidden" if self.forbidden_reason(label) else None)
+                if why:
+                    raise ConfigError(f"{self.root / 'labels.toml'}: {spec.name}.implies.{i}: "
+                                      f"{label!r} {why}")
         for required in ("redirect_to_forum", "request_more_info",
                          "request_self_contained_reproduction", "numerical_accuracy"):
             if required not in self.templates:

@@ -35,7 +35,7 @@ def labels_table(policy: Policy) -> Table:
         table.add_section()
         table.add_row(f"[cyan]{group}[/cyan] ({len(specs)})", "", "")
         for spec in specs:
-            signals = len(spec.keywords) + len(spec.patterns)
+            signals = len(spec.keywords) + len(spec.patterns) + len(spec.title_keywords)
             table.add_row(spec.name, str(signals) if signals else "-", spec.description)
     return table
 

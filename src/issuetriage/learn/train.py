@@ -99,9 +99,9 @@ def catalog_documents(labels: Sequence[str], policy: Policy, config: TrainConfig
     docs, rows = [], []
     for j, label in enumerate(labels):
         spec = policy.labels.get(label)
-        if spec is None or not (spec.description or spec.keywords):
+        if spec is None or not (spec.description or spec.keywords or spec.title_keywords):
             continue
-        body = "\n".join([spec.description, spec.when, *spec.keywords])
+        body = "\n".join([spec.description, spec.when, *spec.keywords, *spec.title_keywords])
         issue = Issue(repo=policy.meta.repo, number=1, title=f"{label} {spec.description}", body=body)
         docs.append(issue_tokens(extract_signals(issue), config.features))
         row = np.zeros(len(labels), dtype=np.int8)
@@ -196,13 +196,14 @@ def suggested_implications(golds: Sequence[frozenset[str]], policy: Policy, min_
     """Label pairs the history applies together that the catalog does not say go together: B on
     at least `min_share` of the issues with A, A on at least `min_support` issues, B not already
     implied by A (`labels.toml` `implies`) and not the generic label the guard drops next to A.
-    Candidates for a maintainer to review; training never applies them."""
+    A is never a queue (`oncall:`) label: a queue implying another would reroute every issue of
+    that queue. Candidates for a maintainer to review; training never applies them."""
     counts = Counter(label for gold in golds for label in gold)
     together = Counter((a, b) for gold in golds for a in gold for b in gold if a != b)
     generic = {(pair.specific, pair.generic) for pair in policy.redundancy.pair}
     found = [{"label": a, "implies": b, "together": n, "of": counts[a]}
              for (a, b), n in together.items()
-             if counts[a] >= min_support and n >= min_share * counts[a]
+             if counts[a] >= min_support and n >= min_share * counts[a] and not policy.is_oncall(a)
              and (a, b) not in generic and b not in policy.implied([a])]
     return sorted(found, key=lambda d: (-d["together"] / d["of"], -d["of"], d["label"], d["implies"]))
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from issuetriage.judgment import Judgment
+from issuetriage.judgment import Judgment, LabelScore
 from issuetriage.models import Decision, Issue
 from issuetriage.policy import Policy
 from issuetriage.signals import Signals
@@ -69,6 +69,16 @@ class Draft:
         self.transfer_repo = outcome.transfer_repo or self.transfer_repo
         self.review = self.review or outcome.review
         self.stopped = self.stopped or outcome.stop
+
+
+def routed_by_implication(ctx: Context, queues: Collection[str]) -> tuple[str, LabelScore] | None:
+    """The first of `queues` that a label confident enough to route implies (`labels.toml`
+    `implies`), with that label: `module: dtensor` is distributed's. None when there is none."""
+    for score in ctx.judgment.confident(ctx.policy.meta.thresholds.route):
+        queue = next((q for q in ctx.policy.implied([score.name]) if q in queues), None)
+        if queue is not None:
+            return queue, score
+    return None
 
 
 Step = Callable[[Context, Draft], "Outcome | None"]

@@ -25,7 +25,7 @@ def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
     type_label = _type_label(ctx)
     if type_label:
         labels.append(type_label)
-    if not modules and not draft.labels:
+    if not any(label.startswith("module:") for label in (*modules, *draft.labels)):
         return Outcome("no module label is confident enough: a human should route it",
                        Decision.TRIAGE_REVIEW, labels=tuple(labels), review=True)
     why = "; ".join(f"{s.name} ({s.confidence:.2f}{': ' + s.reason if s.reason else ''})"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from issuetriage.matcher import matchers
 from issuetriage.models import Decision
-from issuetriage.tree.base import Context, Draft, Outcome
+from issuetriage.tree.base import Context, Draft, Outcome, routed_by_implication
 
 _DISPATCHER = "module: pt2-dispatcher"
 _INDUCTOR = "module: inductor"
@@ -42,15 +42,17 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
     export), and what those labels imply. A confident label that implies `oncall: pt2` (a
     compile-only area) makes a PT2 issue even when the report never names torch.compile."""
     pt2, policy, judgment = ctx.policy.queues.pt2, ctx.policy, ctx.judgment
-    route = policy.meta.thresholds.route
     if pt2 is None:
         return None
-    implied = [s.name for s in judgment.confident(policy.meta.thresholds.label)
-               if pt2.label in policy.implied([s.name])]
-    if judgment.score(pt2.label) < route and not implied:
+    route = policy.meta.thresholds.route
+    score = judgment.score(pt2.label)
+    implied = routed_by_implication(ctx, {pt2.label}) if score < route else None
+    if score < route and implied is None:
         return None
     labels = [pt2.label]
     modules = _rubric_modules(ctx)
+    if implied is not None and implied[1].name not in modules:
+        modules.append(implied[1].name)  # the label that made it a PT2 issue goes with it
     rubric = set(policy.rules.pt2_modules) | {pt2.fallback_module}
     domain = [s.name for s in judgment.confident(policy.meta.thresholds.label)
               if s.name.startswith("module:") and s.name not in modules and s.name not in rubric]
@@ -61,7 +63,7 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
         labels.append(pt2.cpu_label)
     labels += [label for label in pt2.co_routes if judgment.score(label) >= route]
     labels += policy.implied(labels)
-    why = ", ".join(labels[1:])
-    because = f"{judgment.score(pt2.label):.2f}" + (f", implied by {implied[0]}" if implied else "")
-    return Outcome(f"torch.compile issue ({because}): {why}",
+    because = (f"implied by {implied[1].name} ({implied[1].confidence:.2f})" if implied
+               else f"{score:.2f}")
+    return Outcome(f"torch.compile issue ({because}): {', '.join(labels[1:])}",
                    Decision.LABEL, labels=tuple(labels), stop=True)

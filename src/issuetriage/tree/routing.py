@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from issuetriage.judgment import Kind
 from issuetriage.models import Decision
-from issuetriage.tree.base import Context, Draft, Outcome
+from issuetriage.tree.base import Context, Draft, Outcome, routed_by_implication
 
 
 def already_routed(ctx: Context, draft: Draft) -> Outcome | None:
@@ -45,17 +45,15 @@ def secondary_queue(ctx: Context, draft: Draft) -> Outcome | None:
     """Step 3: a secondary oncall queue gets exactly one oncall label and nothing else. The queue
     is a confident queue label, or else the queue a confident label implies (`module: dtensor`
     is distributed's)."""
-    policy, judgment = ctx.policy, ctx.judgment
-    best = next((s for s in judgment.confident(policy.meta.thresholds.route)
+    policy = ctx.policy
+    best = next((s for s in ctx.judgment.confident(policy.meta.thresholds.route)
                  if s.name in policy.redirect_labels), None)
     if best is not None:
         queue, why = best.name, f"({best.confidence:.2f}): {best.reason}".rstrip(": ")
-    else:
-        implied = ((queue, s) for s in judgment.confident(policy.meta.thresholds.label)
-                   for queue in policy.implied([s.name]) if queue in policy.redirect_labels)
-        queue, by = next(implied, (None, None))
-        if queue is None or by is None:
-            return None
+    elif (implied := routed_by_implication(ctx, policy.redirect_labels)) is not None:
+        queue, by = implied
         why = f"implied by {by.name} ({by.confidence:.2f})"
+    else:
+        return None
     return Outcome(f"{queue} queue {why}", Decision.REDIRECT_ONCALL, labels=(queue,), stop=True,
                    reset=True)
