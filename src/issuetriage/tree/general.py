@@ -12,7 +12,7 @@ _TYPE_CONFIDENCE = 0.8
 
 def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
     """Module labels (and the labels they imply), commonly missed labels and one type label;
-    abstain when nothing is confident."""
+    abstain when no module label is confident (or came from step 1.6)."""
     policy, judgment = ctx.policy, ctx.judgment
     threshold = policy.meta.thresholds.label
     confident = [s for s in judgment.confident(threshold)
