@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import anyio
+import pytest
 from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
 from issuetriage.heuristic import HeuristicJudge
@@ -201,3 +202,14 @@ def payload(result):
         return content.get("result", content) if isinstance(content, dict) else content
     return json.loads(result.content[0].text)
 
+
+@pytest.mark.parametrize("decision", ["label", "close_question"])
+def test_pull_requests_are_refused_before_any_write(standin, client, policy, decision):
+    standin.state.add_issue(REPO, 9, "How do I use torch.sort?", "How can I sort? Is there a way?")
+    standin.state.issues[(REPO, 9)]["pull_request"] = {"url": f"https://api.github.com/repos/{REPO}/pulls/9"}
+    agent = session(client, policy, apply=True)
+    assert agent.get_issue(9)["writable"] is False
+    report = agent.submit_plan(9, decision, ["module: sorting and selection"], [], None, "x")
+    assert report["applied"] is False and report["plan"] is None
+    assert "pull request" in report["rejections"][0]["reason"]
+    assert standin.writes == []
