@@ -70,7 +70,7 @@ class Session:
         return {"repo": issue.repo, "number": issue.number, "state": issue.state,
                 "labels": list(issue.labels), "comments": len(issue.comments),
                 "untrusted_text": issue_excerpt(issue, max_comments=0),
-                "writable": self._in_scope(number)}
+                "writable": self._in_scope(number) and not issue.is_pull_request}
 
     def get_comments(self, number: int, limit: int = 10) -> list[dict[str, Any]]:
         issue = self.backend.issue(number)
@@ -95,6 +95,8 @@ class Session:
         if not self._in_scope(number):
             return self._refused(number, "outside the issues this session may change")
         issue = self.backend.issue(number)
+        if issue.is_pull_request:
+            return self._refused(number, "a pull request; issuetriage triages issues")
         plan, refused = self._proposal(issue, decision, labels, templates, transfer_repo, reasoning)
         result = guard(plan, issue, self.policy)
         effects = diff(result.plan, issue, self.policy)
