@@ -48,6 +48,16 @@ def test_other_issue_is_never_touched():
     assert "triage review" in result.plan.labels_added
 
 
+def test_a_pull_request_is_never_written_to():
+    pr = make_issue(is_pull_request=True)
+    result = guard(plan(labels_added=("module: nn", "triaged"), templates=("redirect_to_forum",),
+                        close=True, decision=Decision.CLOSE_QUESTION), pr, POLICY)
+    p = result.plan
+    assert (p.labels_added, p.templates, p.close, p.body_edit, p.transfer_repo) == ((), (), False, None, None)
+    assert result.blocked_everything and [r.item for r in result.rejections] == [pr.ref]
+    assert not triage(pr, POLICY).labels_added  # the engine goes through the same guard
+
+
 def test_close_only_for_closing_decisions():
     result = guard(plan(close=True, labels_added=("module: nn",)), make_issue(), POLICY)
     assert not result.plan.close

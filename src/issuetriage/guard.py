@@ -40,6 +40,12 @@ def guard(proposed: Plan, issue: Issue, policy: Policy) -> GuardResult:
                                   f"plan targets another issue than {issue.ref}"))
         proposed = Plan(repo=issue.repo, number=issue.number, decision=Decision.TRIAGE_REVIEW,
                         labels_added=(bot.triage_review,), trace=proposed.trace)
+    if issue.is_pull_request:  # the issues API serves pull requests too: never write to one
+        rejected.append(Rejection(issue.ref, "a pull request: the bot triages issues only"))
+        trace = proposed.trace + (TraceStep(step="guard", outcome=f"rejected {issue.ref}",
+                                            reason=rejected[-1].reason),)
+        return GuardResult(Plan(repo=issue.repo, number=issue.number, decision=proposed.decision,
+                                trace=trace), tuple(rejected), blocked_everything=True)
     decision = proposed.decision
     labels, needs_review = _allowed_labels(proposed, issue, policy, rejected)
     if decision is Decision.REDIRECT_ONCALL:
