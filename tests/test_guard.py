@@ -94,6 +94,12 @@ def test_secondary_queue_label_needs_a_redirect():
     assert "oncall: jit" not in result.plan.labels_added
 
 
+def test_a_proposed_review_is_never_also_triaged():
+    for decision in (Decision.LABEL, Decision.CLOSE_QUESTION):
+        result = guard(plan(decision=decision, labels_added=("triage review", "triaged")), make_issue(), POLICY)
+        assert "triage review" in result.plan.labels_added and "triaged" not in result.plan.labels_added
+
+
 def test_already_routed_gets_nothing():
     result = guard(plan(decision=Decision.SKIP_ALREADY_ROUTED, labels_added=("module: nn",)),
                    make_issue(labels=["oncall: jit"]), POLICY)

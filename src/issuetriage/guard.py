@@ -75,7 +75,7 @@ def guard(proposed: Plan, issue: Issue, policy: Policy) -> GuardResult:
     if decision is Decision.SKIP_ALREADY_ROUTED:
         rejected += [Rejection(item, "an already-routed issue gets nothing else") for item in labels + templates]
         labels, templates, needs_review = [], [], False
-    if needs_review:
+    if needs_review or bot.triage_review in labels:  # proposed review is review too
         labels = _with_review(labels, issue, policy, rejected)
     if labels or templates or close or body_edit is not None or transfer:
         if bot.bot_triaged not in issue.labels and bot.bot_triaged not in labels:
