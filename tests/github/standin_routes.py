@@ -124,7 +124,9 @@ def collaborator(s: StandIn, req: Request, repo: str, user: str) -> Answer:
 def search(s: StandIn, req: Request) -> Answer:
     q = req.query.get("q", [""])[0]
     repo = re.search(r"repo:(\S+)", q).group(1)  # type: ignore[union-attr]
-    words = [w.lower() for w in q.split() if ":" not in w]
+    # bare words joined by OR (what issuetriage sends): any of them matches; qualifiers and
+    # operators are not words
+    words = [w.lower() for w in q.split() if ":" not in w and w not in {"OR", "AND", "NOT"}]
     items = [i for (r, _), i in s.state.issues.items()
              if r == repo and any(w in (i["title"] + i["body"]).lower() for w in words)]
     return 200, {}, {"total_count": len(items), "incomplete_results": False, "items": items}

@@ -33,6 +33,21 @@ def test_latest_release_and_similar_issues(standin, client):
     assert [i.number for i in found] == [115]
 
 
+def test_similar_search_sends_plain_words_never_qualifiers(standin, client):
+    seed(standin, 115)
+    standin.reset_log()
+    reads.similar_issues(client, REPO, "SVD fails: repo:evil/x is:pr AND label:bug OR mutex")
+    (request,) = standin.log
+    query = request.query["q"][0]
+    assert query.startswith(f"repo:{REPO} is:issue ")
+    terms = query.removeprefix(f"repo:{REPO} is:issue ").split(" OR ")
+    assert ":" not in "".join(terms) and not {"AND", "OR", "NOT"} & set(terms)
+    assert set(terms) <= {"svd", "repo", "evil", "label", "mutex"} and "svd" in terms
+    assert reads.search_terms("the and for") == "" and reads.similar_issues(client, REPO, "a: b") == ()
+    assert len(standin.log) == 1  # nothing to search for: no call
+    assert len(reads.search_terms("alpha bravo charlie delta echoes foxtrot golfing").split(" OR ")) == 5
+
+
 def test_collaborator_check(standin, client):
     standin.state.collaborators.add((REPO, "maintainer"))
     assert reads.is_collaborator(client, REPO, "maintainer") is True

@@ -81,12 +81,36 @@ def latest_minor(client: GitHubClient, repo: str) -> str | None:
     return f"{match.group(1)}.{match.group(2)}" if match else None
 
 
+_SEARCH_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
+_COMMON = frozenset("the and for with not when from this that are was has have does into after "
+                    "before using use when while error issue bug fails failed".split())
+
+
+def search_terms(text: str, most: int = 5) -> str:
+    """Up to `most` distinctive plain words of (untrusted) `text`, joined by OR.
+
+    GitHub search ANDs bare words, so a whole title finds little but itself; and `repo:x`, `is:pr`
+    or `AND`/`OR` in the text would be qualifiers or operators. Only lower-case word characters
+    are kept (no `:`, no operators), the longest first; at most 5 words, as GitHub allows 5
+    operators. https://docs.github.com/en/search-github/searching-on-github/searching-issues-and-pull-requests
+    """
+    words = [w for w in _SEARCH_WORD.findall(text.lower()) if w not in _COMMON]
+    distinct = list(dict.fromkeys(words))
+    return " OR ".join(sorted(distinct, key=len, reverse=True)[:most])
+
+
 def similar_issues(client: GitHubClient, repo: str, words: str, limit: int = 5) -> tuple[Issue, ...]:
-    """Issues in `repo` matching `words` (one call). https://docs.github.com/en/rest/search/search#search-issues-and-pull-requests"""
-    query = f"repo:{repo} is:issue {words}"
+    """Issues in `repo` sharing some of `words` (one call; none without a usable word).
+    https://docs.github.com/en/rest/search/search#search-issues-and-pull-requests"""
+    terms = search_terms(words)
+    if not terms:
+        return ()
+    query = f"repo:{repo} is:issue {terms}"
     resp = client.call("GET", f"/search/issues?q={query}",
                         lambda: client.gh.rest.search.issues_and_pull_requests(q=query, per_page=limit))
-    return tuple(to_issue(repo, item) for item in resp.json().get("items", [])[:limit])
+    items = [item for item in resp.json().get("items", [])
+             if str(item.get("repository_url", f"/repos/{repo}")).endswith(f"/repos/{repo}")]
+    return tuple(to_issue(repo, item) for item in items[:limit])
 
 
 def is_collaborator(client: GitHubClient, repo: str, user: str) -> bool:
