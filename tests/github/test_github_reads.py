@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+
+from issuetriage.errors import UserError
 
 from issuetriage.github import reads, writes
 from issuetriage.github.apply import apply_plan
@@ -80,3 +83,12 @@ def test_subscription_is_not_restored_when_the_issue_gets_closed(standin, client
     apply_plan(client, plan, issue, policy, keep_subscription=True)
     mutations = [r for r in standin.log if r.path == "/graphql" and "mutation" in r.body["query"]]
     assert mutations == []
+
+
+def test_a_moved_issue_is_read_only_by_who_expects_the_move(standin, client):
+    standin.state.add_issue("pytorch/vision", 5, "moved here", "b")
+    standin.state.moved[(REPO, 77)] = ("pytorch/vision", 5)
+    with pytest.raises(UserError, match="pytorch/pytorch#77 was moved to pytorch/vision#5"):
+        reads.fetch_issue(client, REPO, 77)
+    here = reads.fetch_issue(client, REPO, 77, moved_ok=True)
+    assert (here.repo, here.number, here.title) == ("pytorch/vision", 5, "moved here")

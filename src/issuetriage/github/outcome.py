@@ -96,12 +96,12 @@ def fixups(after: Issue, plan: Plan, blocked: bool, policy: Policy) -> tuple[str
 def verify(client: GitHubClient, plan: Plan, repo: str, number: int, policy: Policy,
            blocked: bool = False) -> Verdict:
     """Re-read the issue (where it lives now), fix the markers, classify."""
-    after = reads.fetch_issue(client, repo, number)
+    after = reads.fetch_issue(client, repo, number, moved_ok=True)
     markers = fixups(after, plan, blocked, policy)
     # the markers are a plan of their own, and like every write they pass the guard
     fixed = guard(Plan(repo=after.repo, number=after.number, decision=Decision.LABEL,
                        labels_added=markers), after, policy).plan.labels_added if markers else ()
     if fixed:
         writes.add_labels(client, after.repo, after.number, fixed)
-        after = reads.fetch_issue(client, after.repo, after.number)  # believe GitHub, not the reply
+        after = reads.fetch_issue(client, after.repo, after.number, moved_ok=True)  # believe GitHub, not the reply
     return Verdict(classify(after, plan.repo, policy), after, fixed, residual(plan, after, policy))

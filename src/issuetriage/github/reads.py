@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from issuetriage.errors import GitHubClientError
+from issuetriage.errors import GitHubClientError, UserError
 from issuetriage.github.client import PER_PAGE, GitHubClient, Page, RepoLabel, split_repo, to_comment, to_issue
 from issuetriage.models import Comment, Issue
 
@@ -40,12 +40,19 @@ def comments(client: GitHubClient, repo: str, number: int, expected: int | None 
         page += 1
 
 
-def fetch_issue(client: GitHubClient, repo: str, number: int) -> Issue:
-    """The issue as it is now: one call, plus the comment pages when it has comments."""
+def fetch_issue(client: GitHubClient, repo: str, number: int, moved_ok: bool = False) -> Issue:
+    """The issue as it is now: one call, plus the comment pages when it has comments.
+
+    GitHub redirects a transferred issue to where it lives now. Only a caller that expects the
+    move (checking the outcome of our own transfer) gets it; anyone else gets a UserError, so
+    nothing is ever triaged or written outside the repository asked for."""
     data = issue_json(client, repo, number)
     count = data.get("comments") if isinstance(data.get("comments"), int) else None
-    found = comments(client, repo, number, count) if count != 0 else ()
-    return to_issue(repo, data, found)
+    issue = to_issue(repo, data)
+    if (issue.repo, issue.number) != (repo, number) and not moved_ok:
+        raise UserError(f"{repo}#{number} was moved to {issue.ref}; triage it there")
+    found = comments(client, issue.repo, issue.number, count) if count != 0 else ()
+    return to_issue(repo, data, found) if found else issue
 
 
 def repo_labels(client: GitHubClient, repo: str) -> tuple[RepoLabel, ...]:
