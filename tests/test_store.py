@@ -103,3 +103,19 @@ def test_failed_apply_leaves_no_partial_write(policy):
         with pytest.raises(UserError):
             store.apply(plan, policy)
         assert store.count("audit") == 0
+
+
+def test_a_locked_or_read_only_store_is_a_clean_error_and_unchanged(tmp_path):
+    path = tmp_path / "s.db"
+    data = write_jsonl(tmp_path / "i.jsonl", [record(1), record(2)])
+    with Store(path) as holder, Store(path) as other:
+        other.db.execute("PRAGMA busy_timeout = 0")  # fail at once instead of waiting for the lock
+        with holder.transaction():
+            holder.put_issue(make_issue(number=5))
+            with pytest.raises(StoreError, match="database is locked"):
+                other.import_jsonl(data)
+        other.db.execute("PRAGMA query_only = ON")  # what a read-only file does to every write
+        with pytest.raises(StoreError, match="readonly"):
+            other.import_jsonl(data)
+    with Store(path) as store:
+        assert [i.number for i in store.issues()] == [5]

@@ -105,7 +105,7 @@ class Store:
 
     def transaction(self) -> _Transaction:
         """`with store.transaction():` — commit on success, roll back on any error."""
-        return _Transaction(self.db)
+        return _Transaction(self.db, self.path)
 
     # -- issues --------------------------------------------------------------------------------
 
@@ -233,20 +233,34 @@ class Store:
 
 
 class _Transaction:
-    """Nested-safe transaction: only the outermost one commits or rolls back."""
+    """Nested-safe transaction: only the outermost one commits or rolls back.
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    SQLite failures (a locked or read-only file, a full disk) become one-line StoreErrors.
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
         self.db = db
+        self.path = path
         self.outer = False
 
     def __enter__(self) -> None:
         if not self.db.in_transaction:
-            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: cannot write ({exc})") from None
             self.outer = True
 
-    def __exit__(self, exc_type: object, *rest: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         if self.outer:
-            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            try:
+                self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            except sqlite3.Error as failed:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise StoreError(f"{self.path}: cannot write ({failed})") from None
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"{self.path}: cannot write ({exc})") from None
 
 
 def read_issues_jsonl(path: str | Path, repo: str | None = None) -> list[Issue]:
