@@ -119,3 +119,15 @@ def test_a_locked_or_read_only_store_is_a_clean_error_and_unchanged(tmp_path):
             other.import_jsonl(data)
     with Store(path) as store:
         assert [i.number for i in store.issues()] == [5]
+
+
+@pytest.mark.parametrize("bad,message", [
+    (json.dumps(record(2**70)), "i.jsonl:2: number: too large"),
+    (json.dumps(record(3)).replace('"issue 3"', '"issue \\ud800 3"'), "i.jsonl:2: title: not valid Unicode"),
+])
+def test_import_of_a_value_sqlite_cannot_hold_names_the_line_and_writes_nothing(tmp_path, bad, message):
+    path = write_jsonl(tmp_path / "i.jsonl", [record(1), bad, record(4)])
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(UserError, match=message):
+            store.import_jsonl(path)
+        assert store.count("issues") == 0

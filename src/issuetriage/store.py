@@ -272,8 +272,27 @@ def read_issues_jsonl(path: str | Path, repo: str | None = None) -> list[Issue]:
     issues = []
     for lineno, line in enumerate(lines, 1):
         if line.strip():
-            issues.append(parse_issue_record(line, f"{path}:{lineno}", repo))
+            issue = parse_issue_record(line, f"{path}:{lineno}", repo)
+            problem = _unstorable(issue)
+            if problem:
+                raise UserError(f"{path}:{lineno}: {problem}")
+            issues.append(issue)
     return issues
+
+
+_SQLITE_MAX_INT = 2**63 - 1
+
+
+def _unstorable(issue: Issue) -> str | None:
+    """Why SQLite cannot hold `issue` (an integer too large, text with a lone surrogate), or None."""
+    if issue.number > _SQLITE_MAX_INT:
+        return "number: too large"
+    for key, value in issue.model_dump().items():
+        try:
+            json.dumps(value, default=str, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return f"{key}: not valid Unicode (a lone surrogate escape)"
+    return None
 
 
 def parse_issue_record(line: str, where: str, repo: str | None = None) -> Issue:
