@@ -131,3 +131,11 @@ def test_import_of_a_value_sqlite_cannot_hold_names_the_line_and_writes_nothing(
         with pytest.raises(UserError, match=message):
             store.import_jsonl(path)
         assert store.count("issues") == 0
+
+
+def test_import_takes_the_repo_from_a_rest_api_url(tmp_path):
+    api = {"number": 5, "title": "t", "body": "b", "url": "https://api.github.com/repos/pytorch/vision/issues/5"}
+    path = write_jsonl(tmp_path / "i.jsonl", [api])
+    with Store(":memory:") as store:
+        store.import_jsonl(path)
+        assert [i.ref for i in store.issues()] == ["pytorch/vision#5"]

@@ -312,7 +312,11 @@ def issue_from_record(data: Any, where: str, repo: str | None = None) -> Issue:
     if "repo" not in data:
         url = str(data.get("html_url") or data.get("url") or "")
         if "github.com/" in url and "/issues/" in url:
-            data["repo"] = "/".join(url.split("github.com/", 1)[1].split("/")[:2])
+            host, tail = url.split("github.com/", 1)
+            parts = tail.split("/")
+            if host.endswith("api."):  # the REST URL: api.github.com/repos/OWNER/NAME/issues/N
+                parts = parts[1:]
+            data["repo"] = "/".join(parts[:2])
         elif repo:
             data["repo"] = repo
     try:
