@@ -139,3 +139,12 @@ def test_import_takes_the_repo_from_a_rest_api_url(tmp_path):
     with Store(":memory:") as store:
         store.import_jsonl(path)
         assert [i.ref for i in store.issues()] == ["pytorch/vision#5"]
+
+
+def test_import_refuses_one_issue_twice_in_a_file_and_writes_nothing(tmp_path):
+    path = write_jsonl(tmp_path / "i.jsonl", [record(1, labels=["module: nn"]), record(2),
+                                              record(1, labels=["module: cuda"])])
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(UserError, match=r"i.jsonl:3: pytorch/pytorch#1 already at line 1"):
+            store.import_jsonl(path)
+        assert store.count("issues") == 0

@@ -264,18 +264,23 @@ class _Transaction:
 
 
 def read_issues_jsonl(path: str | Path, repo: str | None = None) -> list[Issue]:
-    """Parse a JSONL file of issue records; a bad line is a UserError naming the line."""
+    """Parse a JSONL file of issue records; a bad line (or an issue given twice) is a UserError
+    naming the line."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
     issues = []
+    seen: dict[tuple[str, int], int] = {}
     for lineno, line in enumerate(lines, 1):
         if line.strip():
             issue = parse_issue_record(line, f"{path}:{lineno}", repo)
             problem = _unstorable(issue)
             if problem:
                 raise UserError(f"{path}:{lineno}: {problem}")
+            first = seen.setdefault((issue.repo, issue.number), lineno)
+            if first != lineno:  # which record is meant is ambiguous: refuse rather than guess
+                raise UserError(f"{path}:{lineno}: {issue.ref} already at line {first}")
             issues.append(issue)
     return issues
 
