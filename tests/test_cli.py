@@ -87,6 +87,15 @@ def test_bad_import_writes_nothing(tmp_path, capsys):
         assert store.count("issues") == 0
 
 
+def test_bad_import_into_a_new_store_creates_no_store_file(tmp_path, capsys):
+    data = tmp_path / "i.jsonl"
+    data.write_text(json.dumps(ISSUE) + "\nnot json\n")
+    db = tmp_path / "new.db"
+    code, _, err = run_cli(capsys, "store", "import", str(data), "--store", str(db))
+    assert code == 2 and "i.jsonl:2" in err
+    assert not db.exists()
+
+
 def test_run_on_a_missing_or_corrupt_store(tmp_path, capsys):
     code, _, err = run_cli(capsys, "run", "--store", str(tmp_path / "none.db"))
     assert code == 2 and "no such store" in err

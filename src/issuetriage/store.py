@@ -166,7 +166,10 @@ class Store:
 
     def import_jsonl(self, path: str | Path, repo: str | None = None) -> int:
         """Load issues from a JSONL file; the whole file or nothing (errors name the line)."""
-        issues = read_issues_jsonl(path, repo)
+        return self.put_issues(read_issues_jsonl(path, repo))
+
+    def put_issues(self, issues: list[Issue]) -> int:
+        """Insert or replace several issues in one transaction: all or nothing."""
         with self.transaction():
             for issue in issues:
                 self._put(issue)

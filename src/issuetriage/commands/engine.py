@@ -18,7 +18,7 @@ from issuetriage.errors import UserError
 from issuetriage.judges import get_judge
 from issuetriage.policy import load_profile
 from issuetriage.render import plan_text, plans_table
-from issuetriage.store import Store, issue_from_record, parse_issue_record
+from issuetriage.store import Store, issue_from_record, parse_issue_record, read_issues_jsonl
 from issuetriage.commands.options import JudgeOpt, ModelOpt, ProfileOpt
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "demo_issues.jsonl"
@@ -149,8 +149,9 @@ def register(app: typer.Typer) -> None:
         repo: Annotated[Optional[str], typer.Option("--repo", help="OWNER/NAME for records without one.")] = None,
     ) -> None:
         """Import issues into the store (all or nothing). Example: issuetriage store import issues.jsonl --store t.db"""
+        issues = read_issues_jsonl(file, repo)  # before the store file may be created
         with Store(store) as db:
-            count = db.import_jsonl(file, repo)
+            count = db.put_issues(issues)
             typer.echo(f"imported {count} issue(s) into {store} ({db.count('issues')} stored)")
 
     app.add_typer(store_app, name="store")
