@@ -68,10 +68,11 @@ def plan_file(path: Path, profile: str, fmt: Format, judge_name: str, model: Pat
 
 def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: Path | None,
               repo: str | None, console: Console) -> Counter[str]:
-    """Triage every untriaged issue in the store, audit each plan, apply when asked."""
+    """Triage every untriaged issue of `repo` (default: the profile's) in the store, audit each
+    plan, apply when asked. A profile is one repository's policy: other repos are left alone."""
     policy = load_profile(profile)
     judge = get_judge(judge_name, model, profile=profile)
-    todo = store.untriaged(policy, repo)
+    todo = store.untriaged(policy, repo or policy.meta.repo)
     decisions: Counter[str] = Counter()
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("triaging", total=len(todo))
