@@ -148,3 +148,11 @@ def test_import_refuses_one_issue_twice_in_a_file_and_writes_nothing(tmp_path):
         with pytest.raises(UserError, match=r"i.jsonl:3: pytorch/pytorch#1 already at line 1"):
             store.import_jsonl(path)
         assert store.count("issues") == 0
+
+
+def test_audit_filters_by_number_even_without_a_repo(policy):
+    with Store(":memory:") as store:
+        for number in (7, 8):
+            store.record(Plan(repo="pytorch/pytorch", number=number, decision=Decision.TRIAGE_REVIEW))
+        assert [row["number"] for row in store.audit(number=8)] == [8]
+        assert [row["number"] for row in store.audit("pytorch/pytorch")] == [7, 8]

@@ -222,12 +222,12 @@ class Store:
 
     def audit(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
         """Audit rows, oldest first, with plan/effects/extra decoded."""
-        sql, args = "SELECT * FROM audit", []
-        if repo is not None:
-            sql += " WHERE repo=?" + (" AND number=?" if number is not None else "")
-            args = [repo] + ([number] if number is not None else [])
+        wanted = {"repo": repo, "number": number}
+        where = " AND ".join(f"{key}=?" for key, value in wanted.items() if value is not None)
+        args = [value for value in wanted.values() if value is not None]
         rows = []
-        for row in self.db.execute(sql + " ORDER BY id", args):
+        for row in self.db.execute("SELECT * FROM audit" + (f" WHERE {where}" if where else "")
+                                   + " ORDER BY id", args):
             item = dict(row)
             for key in ("plan", "effects", "extra"):
                 item[key] = json.loads(item[key])
