@@ -156,3 +156,16 @@ def test_audit_filters_by_number_even_without_a_repo(policy):
             store.record(Plan(repo="pytorch/pytorch", number=number, decision=Decision.TRIAGE_REVIEW))
         assert [row["number"] for row in store.audit(number=8)] == [8]
         assert [row["number"] for row in store.audit("pytorch/pytorch")] == [7, 8]
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE issues (id INTEGER, what TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="not a usable store"):
+        Store(path)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("issues",)]
+    db.close()

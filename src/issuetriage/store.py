@@ -88,16 +88,21 @@ class Store:
         self.close()
 
     def _migrate(self) -> None:
-        self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
-        done = {row[0] for row in self.db.execute("SELECT version FROM schema_migrations")}
+        """Apply the pending migrations in one transaction: a file that is not ours stays as it was."""
+        tracked = self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' "
+                                  "AND name='schema_migrations'").fetchone()
+        done = ({row[0] for row in self.db.execute("SELECT version FROM schema_migrations")}
+                if tracked else set())
         known = {m.version for m in MIGRATIONS}
         if done - known:
             raise StoreError(f"{self.path}: made by a newer issuetriage (migrations {sorted(done - known)})")
-        for m in sorted(MIGRATIONS, key=lambda m: m.version):
-            if m.version in done:
-                continue
-            with self.transaction():
+        pending = sorted((m for m in MIGRATIONS if m.version not in done), key=lambda m: m.version)
+        if not pending:
+            return
+        with _Transaction(self.db, self.path, "not a usable store"):
+            self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+            for m in pending:
                 for statement in filter(str.strip, m.sql.split(";")):
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
@@ -241,9 +246,10 @@ class _Transaction:
     SQLite failures (a locked or read-only file, a full disk) become one-line StoreErrors.
     """
 
-    def __init__(self, db: sqlite3.Connection, path: str) -> None:
+    def __init__(self, db: sqlite3.Connection, path: str, failure: str = "cannot write") -> None:
         self.db = db
         self.path = path
+        self.failure = failure
         self.outer = False
 
     def __enter__(self) -> None:
@@ -251,7 +257,7 @@ class _Transaction:
             try:
                 self.db.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                raise StoreError(f"{self.path}: cannot write ({exc})") from None
+                raise StoreError(f"{self.path}: {self.failure} ({exc})") from None
             self.outer = True
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
@@ -261,9 +267,9 @@ class _Transaction:
             except sqlite3.Error as failed:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
-                raise StoreError(f"{self.path}: cannot write ({failed})") from None
+                raise StoreError(f"{self.path}: {self.failure} ({failed})") from None
         if isinstance(exc, sqlite3.Error):
-            raise StoreError(f"{self.path}: cannot write ({exc})") from None
+            raise StoreError(f"{self.path}: {self.failure} ({exc})") from None
 
 
 def read_issues_jsonl(path: str | Path, repo: str | None = None) -> list[Issue]:
