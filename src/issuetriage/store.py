@@ -205,7 +205,7 @@ class Store:
         return int(cur.lastrowid or 0)
 
     def apply(self, plan: Plan, policy: Policy, judgment: Judgment | None = None,
-              extra: dict[str, Any] | None = None) -> Effects:
+              extra: dict[str, Any] | None = None, judge: str | None = None) -> Effects:
         """Apply a guarded plan to the stored issue by difference and audit it, atomically."""
         with self.transaction():
             issue = self.get_issue(plan.repo, plan.number)
@@ -222,7 +222,7 @@ class Store:
                     "comments": comments,
                 })
                 self._put(updated, transferred_to=effects.transfer_repo)
-            self._record(plan, judgment, True, effects, None, extra)
+            self._record(plan, judgment, True, effects, judge, extra)
             return effects
 
     def audit(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
