@@ -76,6 +76,21 @@ def test_store_import_and_run_twice_changes_nothing_the_second_time(tmp_path, ca
         assert all(row["plan"]["trace"] for row in store.audit())
 
 
+def test_run_leaves_issues_of_another_repo_in_the_store_alone(tmp_path, capsys):
+    data = tmp_path / "i.jsonl"
+    data.write_text(json.dumps(ISSUE) + "\n" + json.dumps({**ISSUE, "repo": "someone/else"}) + "\n")
+    db = tmp_path / "t.db"
+    assert run_cli(capsys, "store", "import", str(data), "--store", str(db))[0] == 0
+    code, out, _ = run_cli(capsys, "run", "--store", str(db), "--apply")
+    assert code == 0 and "applied 1 issue(s)" in out
+    from issuetriage.store import Store
+    with Store(db) as store:
+        assert store.get_issue("someone/else", 12).labels == ()
+        assert [row["repo"] for row in store.audit()] == ["pytorch/pytorch"]
+    code, out, _ = run_cli(capsys, "run", "--store", str(db), "--repo", "someone/else")
+    assert code == 0 and "planned (dry run) 1 issue(s)" in out  # asked for by name: triaged
+
+
 def test_bad_import_writes_nothing(tmp_path, capsys):
     data = tmp_path / "i.jsonl"
     data.write_text(json.dumps(ISSUE) + "\nnot json\n")
@@ -85,6 +100,15 @@ def test_bad_import_writes_nothing(tmp_path, capsys):
     from issuetriage.store import Store
     with Store(db) as store:
         assert store.count("issues") == 0
+
+
+def test_bad_import_into_a_new_store_creates_no_store_file(tmp_path, capsys):
+    data = tmp_path / "i.jsonl"
+    data.write_text(json.dumps(ISSUE) + "\nnot json\n")
+    db = tmp_path / "new.db"
+    code, _, err = run_cli(capsys, "store", "import", str(data), "--store", str(db))
+    assert code == 2 and "i.jsonl:2" in err
+    assert not db.exists()
 
 
 def test_run_on_a_missing_or_corrupt_store(tmp_path, capsys):

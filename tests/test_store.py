@@ -103,3 +103,69 @@ def test_failed_apply_leaves_no_partial_write(policy):
         with pytest.raises(UserError):
             store.apply(plan, policy)
         assert store.count("audit") == 0
+
+
+def test_a_locked_or_read_only_store_is_a_clean_error_and_unchanged(tmp_path):
+    path = tmp_path / "s.db"
+    data = write_jsonl(tmp_path / "i.jsonl", [record(1), record(2)])
+    with Store(path) as holder, Store(path) as other:
+        other.db.execute("PRAGMA busy_timeout = 0")  # fail at once instead of waiting for the lock
+        with holder.transaction():
+            holder.put_issue(make_issue(number=5))
+            with pytest.raises(StoreError, match="database is locked"):
+                other.import_jsonl(data)
+        other.db.execute("PRAGMA query_only = ON")  # what a read-only file does to every write
+        with pytest.raises(StoreError, match="readonly"):
+            other.import_jsonl(data)
+    with Store(path) as store:
+        assert [i.number for i in store.issues()] == [5]
+
+
+@pytest.mark.parametrize("bad,message", [
+    (json.dumps(record(2**70)), "i.jsonl:2: number: too large"),
+    (json.dumps(record(3)).replace('"issue 3"', '"issue \\ud800 3"'), "i.jsonl:2: title: not valid Unicode"),
+])
+def test_import_of_a_value_sqlite_cannot_hold_names_the_line_and_writes_nothing(tmp_path, bad, message):
+    path = write_jsonl(tmp_path / "i.jsonl", [record(1), bad, record(4)])
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(UserError, match=message):
+            store.import_jsonl(path)
+        assert store.count("issues") == 0
+
+
+def test_import_takes_the_repo_from_a_rest_api_url(tmp_path):
+    api = {"number": 5, "title": "t", "body": "b", "url": "https://api.github.com/repos/pytorch/vision/issues/5"}
+    path = write_jsonl(tmp_path / "i.jsonl", [api])
+    with Store(":memory:") as store:
+        store.import_jsonl(path)
+        assert [i.ref for i in store.issues()] == ["pytorch/vision#5"]
+
+
+def test_import_refuses_one_issue_twice_in_a_file_and_writes_nothing(tmp_path):
+    path = write_jsonl(tmp_path / "i.jsonl", [record(1, labels=["module: nn"]), record(2),
+                                              record(1, labels=["module: cuda"])])
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(UserError, match=r"i.jsonl:3: pytorch/pytorch#1 already at line 1"):
+            store.import_jsonl(path)
+        assert store.count("issues") == 0
+
+
+def test_audit_filters_by_number_even_without_a_repo(policy):
+    with Store(":memory:") as store:
+        for number in (7, 8):
+            store.record(Plan(repo="pytorch/pytorch", number=number, decision=Decision.TRIAGE_REVIEW))
+        assert [row["number"] for row in store.audit(number=8)] == [8]
+        assert [row["number"] for row in store.audit("pytorch/pytorch")] == [7, 8]
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE issues (id INTEGER, what TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="not a usable store"):
+        Store(path)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("issues",)]
+    db.close()

@@ -88,16 +88,21 @@ class Store:
         self.close()
 
     def _migrate(self) -> None:
-        self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
-        done = {row[0] for row in self.db.execute("SELECT version FROM schema_migrations")}
+        """Apply the pending migrations in one transaction: a file that is not ours stays as it was."""
+        tracked = self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' "
+                                  "AND name='schema_migrations'").fetchone()
+        done = ({row[0] for row in self.db.execute("SELECT version FROM schema_migrations")}
+                if tracked else set())
         known = {m.version for m in MIGRATIONS}
         if done - known:
             raise StoreError(f"{self.path}: made by a newer issuetriage (migrations {sorted(done - known)})")
-        for m in sorted(MIGRATIONS, key=lambda m: m.version):
-            if m.version in done:
-                continue
-            with self.transaction():
+        pending = sorted((m for m in MIGRATIONS if m.version not in done), key=lambda m: m.version)
+        if not pending:
+            return
+        with _Transaction(self.db, self.path, "not a usable store"):
+            self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+            for m in pending:
                 for statement in filter(str.strip, m.sql.split(";")):
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
@@ -105,7 +110,7 @@ class Store:
 
     def transaction(self) -> _Transaction:
         """`with store.transaction():` — commit on success, roll back on any error."""
-        return _Transaction(self.db)
+        return _Transaction(self.db, self.path)
 
     # -- issues --------------------------------------------------------------------------------
 
@@ -166,7 +171,10 @@ class Store:
 
     def import_jsonl(self, path: str | Path, repo: str | None = None) -> int:
         """Load issues from a JSONL file; the whole file or nothing (errors name the line)."""
-        issues = read_issues_jsonl(path, repo)
+        return self.put_issues(read_issues_jsonl(path, repo))
+
+    def put_issues(self, issues: list[Issue]) -> int:
+        """Insert or replace several issues in one transaction: all or nothing."""
         with self.transaction():
             for issue in issues:
                 self._put(issue)
@@ -197,7 +205,7 @@ class Store:
         return int(cur.lastrowid or 0)
 
     def apply(self, plan: Plan, policy: Policy, judgment: Judgment | None = None,
-              extra: dict[str, Any] | None = None) -> Effects:
+              extra: dict[str, Any] | None = None, judge: str | None = None) -> Effects:
         """Apply a guarded plan to the stored issue by difference and audit it, atomically."""
         with self.transaction():
             issue = self.get_issue(plan.repo, plan.number)
@@ -214,17 +222,17 @@ class Store:
                     "comments": comments,
                 })
                 self._put(updated, transferred_to=effects.transfer_repo)
-            self._record(plan, judgment, True, effects, None, extra)
+            self._record(plan, judgment, True, effects, judge, extra)
             return effects
 
     def audit(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
         """Audit rows, oldest first, with plan/effects/extra decoded."""
-        sql, args = "SELECT * FROM audit", []
-        if repo is not None:
-            sql += " WHERE repo=?" + (" AND number=?" if number is not None else "")
-            args = [repo] + ([number] if number is not None else [])
+        wanted = {"repo": repo, "number": number}
+        where = " AND ".join(f"{key}=?" for key, value in wanted.items() if value is not None)
+        args = [value for value in wanted.values() if value is not None]
         rows = []
-        for row in self.db.execute(sql + " ORDER BY id", args):
+        for row in self.db.execute("SELECT * FROM audit" + (f" WHERE {where}" if where else "")
+                                   + " ORDER BY id", args):
             item = dict(row)
             for key in ("plan", "effects", "extra"):
                 item[key] = json.loads(item[key])
@@ -233,33 +241,72 @@ class Store:
 
 
 class _Transaction:
-    """Nested-safe transaction: only the outermost one commits or rolls back."""
+    """Nested-safe transaction: only the outermost one commits or rolls back.
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    SQLite failures (a locked or read-only file, a full disk) become one-line StoreErrors.
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: str, failure: str = "cannot write") -> None:
         self.db = db
+        self.path = path
+        self.failure = failure
         self.outer = False
 
     def __enter__(self) -> None:
         if not self.db.in_transaction:
-            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: {self.failure} ({exc})") from None
             self.outer = True
 
-    def __exit__(self, exc_type: object, *rest: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         if self.outer:
-            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            try:
+                self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            except sqlite3.Error as failed:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise StoreError(f"{self.path}: {self.failure} ({failed})") from None
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"{self.path}: {self.failure} ({exc})") from None
 
 
 def read_issues_jsonl(path: str | Path, repo: str | None = None) -> list[Issue]:
-    """Parse a JSONL file of issue records; a bad line is a UserError naming the line."""
+    """Parse a JSONL file of issue records; a bad line (or an issue given twice) is a UserError
+    naming the line."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
     issues = []
+    seen: dict[tuple[str, int], int] = {}
     for lineno, line in enumerate(lines, 1):
         if line.strip():
-            issues.append(parse_issue_record(line, f"{path}:{lineno}", repo))
+            issue = parse_issue_record(line, f"{path}:{lineno}", repo)
+            problem = _unstorable(issue)
+            if problem:
+                raise UserError(f"{path}:{lineno}: {problem}")
+            first = seen.setdefault((issue.repo, issue.number), lineno)
+            if first != lineno:  # which record is meant is ambiguous: refuse rather than guess
+                raise UserError(f"{path}:{lineno}: {issue.ref} already at line {first}")
+            issues.append(issue)
     return issues
+
+
+_SQLITE_MAX_INT = 2**63 - 1
+
+
+def _unstorable(issue: Issue) -> str | None:
+    """Why SQLite cannot hold `issue` (an integer too large, text with a lone surrogate), or None."""
+    if issue.number > _SQLITE_MAX_INT:
+        return "number: too large"
+    for key, value in issue.model_dump().items():
+        try:
+            json.dumps(value, default=str, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return f"{key}: not valid Unicode (a lone surrogate escape)"
+    return None
 
 
 def parse_issue_record(line: str, where: str, repo: str | None = None) -> Issue:
@@ -279,7 +326,11 @@ def issue_from_record(data: Any, where: str, repo: str | None = None) -> Issue:
     if "repo" not in data:
         url = str(data.get("html_url") or data.get("url") or "")
         if "github.com/" in url and "/issues/" in url:
-            data["repo"] = "/".join(url.split("github.com/", 1)[1].split("/")[:2])
+            host, tail = url.split("github.com/", 1)
+            parts = tail.split("/")
+            if host.endswith("api."):  # the REST URL: api.github.com/repos/OWNER/NAME/issues/N
+                parts = parts[1:]
+            data["repo"] = "/".join(parts[:2])
         elif repo:
             data["repo"] = repo
     try:

@@ -18,7 +18,7 @@ from issuetriage.errors import UserError
 from issuetriage.judges import get_judge
 from issuetriage.policy import load_profile
 from issuetriage.render import plan_text, plans_table
-from issuetriage.store import Store, issue_from_record, parse_issue_record
+from issuetriage.store import Store, issue_from_record, parse_issue_record, read_issues_jsonl
 from issuetriage.commands.options import JudgeOpt, ModelOpt, ProfileOpt
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "demo_issues.jsonl"
@@ -68,10 +68,11 @@ def plan_file(path: Path, profile: str, fmt: Format, judge_name: str, model: Pat
 
 def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: Path | None,
               repo: str | None, console: Console) -> Counter[str]:
-    """Triage every untriaged issue in the store, audit each plan, apply when asked."""
+    """Triage every untriaged issue of `repo` (default: the profile's) in the store, audit each
+    plan, apply when asked. A profile is one repository's policy: other repos are left alone."""
     policy = load_profile(profile)
     judge = get_judge(judge_name, model, profile=profile)
-    todo = store.untriaged(policy, repo)
+    todo = store.untriaged(policy, repo or policy.meta.repo)
     decisions: Counter[str] = Counter()
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("triaging", total=len(todo))
@@ -149,8 +150,9 @@ def register(app: typer.Typer) -> None:
         repo: Annotated[Optional[str], typer.Option("--repo", help="OWNER/NAME for records without one.")] = None,
     ) -> None:
         """Import issues into the store (all or nothing). Example: issuetriage store import issues.jsonl --store t.db"""
+        issues = read_issues_jsonl(file, repo)  # before the store file may be created
         with Store(store) as db:
-            count = db.import_jsonl(file, repo)
+            count = db.put_issues(issues)
             typer.echo(f"imported {count} issue(s) into {store} ({db.count('issues')} stored)")
 
     app.add_typer(store_app, name="store")

@@ -151,7 +151,7 @@ class StoreBackend:
         return similar_by_words(issue, list(self.store.issues(self.repo)), limit)
 
     def apply(self, plan: Plan, issue: Issue, policy: Policy) -> list[str]:
-        return self.store.apply(plan, policy, extra={"judge": AGENT}).describe()
+        return self.store.apply(plan, policy, extra={"judge": AGENT}, judge=AGENT).describe()
 
 
 class GitHubBackend:
