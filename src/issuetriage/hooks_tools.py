@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from dataclasses import dataclass, replace
 from typing import Any
@@ -99,10 +100,10 @@ def _gh(command: str, default_repo: str) -> Mutation | None:
         raise Refused(f"cannot parse gh issue {verb}: {exc}") from None
     if rest or args.remove_label or args.title:
         raise Refused("the bot only adds labels, comments, closes and transfers")
-    number = args.number.rsplit("/", 1)[-1]
-    if not number.isdigit():
-        raise Refused("gh issue needs an issue number")
-    base = Mutation(args.repo or default_repo, int(number))
+    if args.target is not None and verb != "transfer":
+        raise Refused("one issue per call")  # gh issue edit takes several issues at once
+    repo, number = _issue_arg(args.number, args.repo or default_repo)
+    base = Mutation(repo, number)
     labels = tuple(x.strip() for group in args.add_label for x in group.split(",") if x.strip())
     if verb == "edit":
         return replace(base, labels=labels, body=args.body)
@@ -112,6 +113,16 @@ def _gh(command: str, default_repo: str) -> Mutation | None:
         reason = {"not planned": "not_planned", "completed": "completed"}.get((args.reason or "").lower())
         return replace(base, close=True, state_reason=reason or "not_planned", comment=args.comment)
     return replace(base, transfer_repo=args.target)
+
+
+def _issue_arg(arg: str, repo: str) -> tuple[str, int]:
+    """The issue gh writes to: a number in `repo`, or a github.com URL (whose repo gh uses)."""
+    if arg.isascii() and arg.isdigit():
+        return repo, int(arg)
+    url = re.fullmatch(r"https://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)", arg)
+    if url is None:
+        raise Refused("gh issue needs an issue number or a github.com issue URL")
+    return url.group(1), int(url.group(2))
 
 
 def rewrite(tool_name: str, tool_input: dict[str, Any], m: Mutation, existing: tuple[str, ...]) -> dict[str, Any]:

@@ -151,3 +151,22 @@ def test_cli_hook_end_to_end_against_the_standin(standin, tmp_path):
     assert blocked.returncode == 2 and blocked.stdout == ""
     assert blocked.stderr.startswith("issuetriage blocked this call: target pytorch/pytorch#9")
     assert standin.token not in (tmp_path / "log").read_text()
+
+
+@pytest.mark.parametrize("command,reason", [
+    ("gh issue edit https://github.com/evil/other/issues/103 --add-label 'module: docs'",
+     "target evil/other#103 is not the triage target pytorch/pytorch#103"),
+    ("gh issue edit https://ghe.example.com/pytorch/pytorch/issues/103 --add-label 'module: docs'",
+     "gh issue needs an issue number or a github.com issue URL"),
+    ("gh issue edit 103 7 --add-label 'module: docs'", "one issue per call"),
+    ("gh issue comment 103 7 --body hi", "one issue per call"),
+])
+def test_gh_issue_argument_naming_another_issue_is_blocked(policy, command, reason):
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply == HookReply(2, "", f"issuetriage blocked this call: {reason}\n")
+
+
+def test_gh_issue_url_of_the_target_is_allowed(policy):
+    command = "gh issue edit https://github.com/pytorch/pytorch/issues/103 --add-label 'module: docs'"
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply.exit_code == 0 and json.loads(reply.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
