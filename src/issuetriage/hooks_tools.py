@@ -14,6 +14,7 @@ from typing import Any
 
 MCP_UPDATE = {"mcp__github__update_issue", "mcp__github__issue_write"}
 MCP_COMMENT = {"mcp__github__add_issue_comment"}
+GH_WORD = re.compile(r"(?<![\w.-])gh(?![\w.-])")
 GH_WRITES = {"edit", "comment", "close", "transfer", "create", "delete", "lock", "pin", "reopen"}
 
 
@@ -75,27 +76,69 @@ def _gh_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _shell_syntax(command: str) -> bool:
+    """Whether the shell would do more than run one command with literal words: operators or
+    newlines outside quotes, `$` or backticks outside single quotes."""
+    quote = ""
+    escaped = False
+    for char in command:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            if char == quote:
+                quote = ""
+            elif quote == '"' and char in "$`":
+                return True
+        elif char in "'\"":
+            quote = char
+        elif char in ";&|()<>\n$`":
+            return True
+    return False
+
+
+def _subcommand(words: list[str]) -> tuple[list[str], list[str]]:
+    """gh's two subcommand words, and its other arguments with any flags given before the verb
+    (`gh -R X issue edit`, `gh issue --repo X edit`) moved after it."""
+    path: list[str] = []
+    early: list[str] = []
+    i = 1
+    while i < len(words) and len(path) < 2:
+        word = words[i]
+        if word in {"-R", "--repo"} and i + 1 < len(words):
+            early += words[i:i + 2]
+            i += 2
+            continue
+        (early if word.startswith("-") else path).append(word)
+        i += 1
+    return path, words[i:] + early
+
+
 def _gh(command: str, default_repo: str) -> Mutation | None:
     try:
         words = shlex.split(command)
     except ValueError:
         raise Refused("cannot parse the shell command") from None
-    if any(w in {"&&", "||", ";", "|"} for w in words) and "gh" in words:
-        raise Refused("run one gh command per call")
-    if len(words) < 3 or words[0] != "gh":
+    if not words or words[0] != "gh" or _shell_syntax(command):
+        if GH_WORD.search(command):  # gh behind a prefix, operator or substitution: we cannot see its target
+            raise Refused("run one plain gh command per call (no shell operators, substitutions or prefixes)")
         return None
-    if words[1] == "api" and any(w in {"-X", "--method", "-f", "-F", "--field", "--raw-field", "--input"}
-                                 for w in words):
+    path, args_after = _subcommand(words)
+    if len(path) < 2:
+        return None
+    if path[0] == "api" and any(w in {"-X", "--method", "-f", "-F", "--field", "--raw-field", "--input"}
+                                for w in words):
         raise Refused("gh api writes are not allowed; use gh issue")
-    if words[1] == "label" and words[2] != "list":
+    if path[0] == "label" and path[1] != "list":
         raise Refused("the bot never creates, edits or deletes repository labels")
-    if words[1] != "issue" or words[2] not in GH_WRITES:
+    if path[0] != "issue" or path[1] not in GH_WRITES:
         return None
-    verb = words[2]
+    verb = path[1]
     if verb not in {"edit", "comment", "close", "transfer"}:
         raise Refused(f"gh issue {verb} is not a triage action")
     try:
-        args, rest = _gh_parser().parse_known_args(words[3:])
+        args, rest = _gh_parser().parse_known_args(args_after)
     except argparse.ArgumentError as exc:
         raise Refused(f"cannot parse gh issue {verb}: {exc}") from None
     if rest or args.remove_label or args.title:

@@ -170,3 +170,33 @@ def test_gh_issue_url_of_the_target_is_allowed(policy):
     command = "gh issue edit https://github.com/pytorch/pytorch/issues/103 --add-label 'module: docs'"
     reply = pre("Bash", {"command": command}, policy=policy)
     assert reply.exit_code == 0 and json.loads(reply.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    "echo hi; gh issue edit 7 --add-label 'module: docs'",
+    "echo hi\ngh issue edit 7 --add-label 'module: docs'",
+    "GH_REPO=evil/other gh issue edit 103 --add-label 'module: docs'",
+    "/usr/bin/gh issue edit 7 --add-label 'module: docs'",
+    "env gh issue edit 7 --add-label 'module: docs'",
+    "bash -c 'gh issue edit 7 --add-label bug'",
+    "gh issue close 103 --reason \"$(gh issue edit 7 --add-label bug)\"",
+    "gh issue close 103 --reason `gh issue edit 7 --add-label bug`",
+])
+def test_gh_hidden_behind_shell_syntax_is_blocked_not_ignored(policy, command):
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply.exit_code == 2 and "one plain gh command per call" in reply.stderr
+
+
+@pytest.mark.parametrize("command", ["gh -R evil/other issue edit 103 --add-label 'module: docs'",
+                                     "gh issue --repo evil/other edit 103 --add-label 'module: docs'"])
+def test_gh_repo_flag_before_the_verb_is_checked(policy, command):
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply == HookReply(2, "", "issuetriage blocked this call: target evil/other#103 is not the "
+                                     "triage target pytorch/pytorch#103\n")
+
+
+@pytest.mark.parametrize("command", ["ls -la", "git log --oneline | head", "gh issue view 103 --json labels",
+                                     "gh issue view 103 --json body --jq '.body | length'",
+                                     "gh issue -R pytorch/pytorch view 103"])
+def test_commands_that_write_nothing_still_get_no_opinion(policy, command):
+    assert pre("Bash", {"command": command}, policy=policy) == HookReply()
