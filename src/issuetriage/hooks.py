@@ -41,7 +41,7 @@ def target(env: Mapping[str, str]) -> tuple[str, int]:
     repo, number = env.get("GITHUB_REPOSITORY", ""), env.get("TRIAGE_ISSUE_NUMBER", "")
     if repo.count("/") != 1 or not all(repo.split("/")):
         raise Refused("GITHUB_REPOSITORY must be OWNER/NAME")
-    if not number.isdigit() or int(number) <= 0:
+    if not (number.isascii() and number.isdigit()) or int(number) <= 0:
         raise Refused("TRIAGE_ISSUE_NUMBER must be a positive integer")
     return repo, int(number)
 

@@ -39,6 +39,10 @@ class Mutation:
 
 def parse(tool_name: str, tool_input: dict[str, Any], default_repo: str) -> Mutation | None:
     """The mutation a tool call makes, None when it makes none; Refused for writes we never allow."""
+    if not isinstance(tool_input, dict):
+        if tool_name in MCP_UPDATE or tool_name in MCP_COMMENT or tool_name == "Bash":
+            raise Refused("tool_input must be a JSON object")
+        return None
     if tool_name in MCP_UPDATE or tool_name in MCP_COMMENT:
         return _mcp(tool_name, tool_input)
     if tool_name == "Bash":
@@ -50,7 +54,8 @@ def _mcp(tool: str, data: dict[str, Any]) -> Mutation:
     if tool == "mcp__github__issue_write" and data.get("method") != "update":
         raise Refused("issue_write may only update the triage target")
     owner, repo, number = data.get("owner"), data.get("repo"), data.get("issue_number")
-    if not isinstance(owner, str) or not isinstance(repo, str) or not str(number).isdigit():
+    digits = str(number)
+    if not isinstance(owner, str) or not isinstance(repo, str) or not (digits.isascii() and digits.isdigit()):
         raise Refused("tool_input needs owner, repo and a numeric issue_number")
     base = Mutation(f"{owner}/{repo}", int(number))
     if tool in MCP_COMMENT:

@@ -200,3 +200,20 @@ def test_gh_repo_flag_before_the_verb_is_checked(policy, command):
                                      "gh issue -R pytorch/pytorch view 103"])
 def test_commands_that_write_nothing_still_get_no_opinion(policy, command):
     assert pre("Bash", {"command": command}, policy=policy) == HookReply()
+
+
+@pytest.mark.parametrize("event", [
+    {"tool_name": "Bash", "tool_input": "gh issue edit 103 --add-label bug"},
+    {"tool_name": "mcp__github__update_issue", "tool_input": ["pytorch", "pytorch", 103]},
+    {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(issue_number="²", labels=["bug"])},
+])
+def test_post_tool_use_ignores_malformed_tool_input_instead_of_crashing(policy, event):
+    reply = run("post-tool-use", json.dumps(event), ENV, policy, add_label=lambda *a: pytest.fail("labelled"))
+    assert reply == HookReply()
+
+
+def test_post_tool_use_with_a_malformed_target_number_marks_nothing(policy):
+    event = {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(labels=["module: docs"])}
+    reply = run("post-tool-use", json.dumps(event), {**ENV, "TRIAGE_ISSUE_NUMBER": "²"}, policy,
+                add_label=lambda *a: pytest.fail("labelled"))
+    assert reply == HookReply()
