@@ -57,12 +57,15 @@ def _mcp(tool: str, data: dict[str, Any]) -> Mutation:
     digits = str(number)
     if not isinstance(owner, str) or not isinstance(repo, str) or not (digits.isascii() and digits.isdigit()):
         raise Refused("tool_input needs owner, repo and a numeric issue_number")
+    labels = data.get("labels") or []
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        raise Refused("labels must be a list of label names")
     base = Mutation(f"{owner}/{repo}", int(number))
     if tool in MCP_COMMENT:
         return replace(base, comment=str(data.get("body", "")))
     if "title" in data or data.get("state") == "open":
         raise Refused("the bot never changes titles or reopens issues")
-    return replace(base, labels=tuple(data.get("labels") or ()), labels_set="labels" in data,
+    return replace(base, labels=tuple(labels), labels_set="labels" in data,
                    close=data.get("state") == "closed", state_reason=data.get("state_reason"),
                    body=data.get("body"))
 

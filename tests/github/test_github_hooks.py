@@ -212,6 +212,11 @@ def test_post_tool_use_ignores_malformed_tool_input_instead_of_crashing(policy, 
     assert reply == HookReply()
 
 
+def test_mcp_labels_must_be_a_list_of_strings(policy):
+    reply = pre("mcp__github__update_issue", mcp_update(labels="module: docs"), policy=policy)
+    assert reply == HookReply(2, "", "issuetriage blocked this call: labels must be a list of label names\n")
+
+
 def test_post_tool_use_with_a_malformed_target_number_marks_nothing(policy):
     event = {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(labels=["module: docs"])}
     reply = run("post-tool-use", json.dumps(event), {**ENV, "TRIAGE_ISSUE_NUMBER": "²"}, policy,
