@@ -149,3 +149,12 @@ def test_cli_refuses_a_timeout_that_is_not_a_positive_number_of_seconds(tmp_path
     assert code == 2 and out == "" and err.startswith("error: --timeout")
     assert len(err.strip().splitlines()) == 1
 
+
+def test_cli_out_on_an_existing_file_is_refused_before_running(tmp_path, capsys):
+    from builders import run_cli
+
+    target = tmp_path / "report"
+    target.write_text("keep me")
+    code, out, err = run_cli(capsys, "scrub", "--issue", str(_issue_file(tmp_path)), "--no-isolation",
+                             "--python", f"py={sys.executable}", "--out", str(target))
+    assert code == 2 and out == "" and err.startswith("error: --out") and target.read_text() == "keep me"

@@ -36,6 +36,8 @@ def register(app: typer.Typer) -> None:
 
         if not 0 < timeout <= MAX_TIMEOUT_S:  # also refuses nan
             raise UserError(f"--timeout {timeout}: give seconds above 0 and at most {MAX_TIMEOUT_S}")
+        if out is not None and out.exists() and not out.is_dir():
+            raise UserError(f"--out {out}: exists and is not a folder")
         if fmt not in ("json", "text", "markdown"):
             raise UserError(f"--format must be json, text or markdown, not {fmt!r}")
         unknown = set(allow) - set(safety.RULES) - {"all"}
