@@ -222,3 +222,14 @@ def test_post_tool_use_with_a_malformed_target_number_marks_nothing(policy):
     reply = run("post-tool-use", json.dumps(event), {**ENV, "TRIAGE_ISSUE_NUMBER": "²"}, policy,
                 add_label=lambda *a: pytest.fail("labelled"))
     assert reply == HookReply()
+
+
+def test_stdin_that_is_not_utf8_blocks_instead_of_crashing():
+    """A crash exits 1, which Claude Code treats as a non-blocking error and runs the call anyway."""
+    env = {**ENV, "PYTHONIOENCODING": "utf-8:strict", "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    event = b'{"tool_name": "Bash", "tool_input": {"command": "gh issue edit 103 --add-label \xff"}}'
+    proc = subprocess.run([sys.executable, "-m", "issuetriage.cli", "hook", "pre-tool-use"], input=event,
+                          capture_output=True, env=env, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode().startswith("issuetriage hook: stdin is not UTF-8")
