@@ -14,6 +14,7 @@ from typing import Any
 
 MCP_UPDATE = {"mcp__github__update_issue", "mcp__github__issue_write"}
 MCP_COMMENT = {"mcp__github__add_issue_comment"}
+MCP_UPDATE_FIELDS = {"owner", "repo", "issue_number", "method", "labels", "state", "state_reason", "body"}
 GH_WORD = re.compile(r"(?<![\w.-])gh(?![\w.-])")
 GH_WRITES = {"edit", "comment", "close", "transfer", "create", "delete", "lock", "pin", "reopen"}
 
@@ -65,6 +66,9 @@ def _mcp(tool: str, data: dict[str, Any]) -> Mutation:
         return replace(base, comment=str(data.get("body", "")))
     if "title" in data or data.get("state") == "open":
         raise Refused("the bot never changes titles or reopens issues")
+    unchecked = sorted(set(data) - MCP_UPDATE_FIELDS)
+    if unchecked:  # assignees, milestone, type...: passed through unguarded otherwise
+        raise Refused(f"the bot only adds labels, comments, closes and transfers (not {', '.join(unchecked)})")
     return replace(base, labels=tuple(labels), labels_set="labels" in data,
                    close=data.get("state") == "closed", state_reason=data.get("state_reason"),
                    body=data.get("body"))

@@ -233,3 +233,14 @@ def test_stdin_that_is_not_utf8_blocks_instead_of_crashing():
                           capture_output=True, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stdout == b""
     assert proc.stderr.decode().startswith("issuetriage hook: stdin is not UTF-8")
+
+
+@pytest.mark.parametrize("tool,extra", [
+    ("mcp__github__update_issue", {"assignees": ["someone"]}),
+    ("mcp__github__update_issue", {"milestone": 3}),
+    ("mcp__github__issue_write", {"method": "update", "type": "Bug"}),
+])
+def test_mcp_fields_the_guard_cannot_check_are_blocked(policy, tool, extra):
+    reply = pre(tool, mcp_update(labels=["module: docs"], **extra), policy=policy)
+    assert reply == HookReply(2, "", "issuetriage blocked this call: the bot only adds labels, comments, "
+                                     f"closes and transfers (not {', '.join(k for k in extra if k != 'method')})\n")
