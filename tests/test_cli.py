@@ -129,3 +129,24 @@ def test_demo_exercises_every_decision(capsys):
                          "request_reproduction", "transfer", "redirect_oncall", "label", "triage_review"}
     code, out, _ = run_cli(capsys, "demo")
     assert code == 0 and "issues left untriaged after applying: 0" in out
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_plan_of_a_non_utf8_file_is_one_line_exit_2_and_no_output(tmp_path, capsys, suffix):
+    path = tmp_path / f"i{suffix}"
+    path.write_bytes(json.dumps(ISSUE).encode() + b"\n" + b'{"title": "caf\xe9"}\n')
+    code, out, err = run_cli(capsys, "plan", "--issue", str(path))
+    assert code == 2 and out == "" and "cannot read" in err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
+
+
+def test_store_import_of_an_issue_number_too_large_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys):
+    data = tmp_path / "i.jsonl"
+    data.write_text(json.dumps(ISSUE) + "\n" + json.dumps({**ISSUE, "number": 10**23}) + "\n")
+    db = tmp_path / "t.db"
+    code, out, err = run_cli(capsys, "store", "import", str(data), "--store", str(db))
+    assert code == 2 and out == "" and err.startswith("error: ") and "i.jsonl:2" in err and "number" in err
+    assert len(err.strip().splitlines()) == 1
+    from issuetriage.store import Store
+    with Store(db) as store:
+        assert store.count("issues") == 0

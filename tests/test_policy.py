@@ -118,3 +118,10 @@ def test_the_general_queue_never_adds_an_implied_oncall_label(profile_copy):
     plan = propose(issue, extract_signals(issue), make_judgment(labels={"module: vmap": 0.8}), policy)
     assert {"module: vmap", "module: functorch"} <= set(plan.labels_added)
     assert not [label for label in plan.labels_added if label.startswith("oncall:")]
+
+
+def test_a_profile_file_that_cannot_be_read_is_a_config_error(profile_copy):
+    (profile_copy / "rules.toml").unlink()
+    (profile_copy / "rules.toml").mkdir()
+    with pytest.raises(ConfigError, match="rules.toml: cannot read"):
+        load_profile_dir(profile_copy)

@@ -41,7 +41,7 @@ def target(env: Mapping[str, str]) -> tuple[str, int]:
     repo, number = env.get("GITHUB_REPOSITORY", ""), env.get("TRIAGE_ISSUE_NUMBER", "")
     if repo.count("/") != 1 or not all(repo.split("/")):
         raise Refused("GITHUB_REPOSITORY must be OWNER/NAME")
-    if not number.isdigit() or int(number) <= 0:
+    if not (number.isascii() and number.isdigit()) or int(number) <= 0:
         raise Refused("TRIAGE_ISSUE_NUMBER must be a positive integer")
     return repo, int(number)
 
@@ -166,7 +166,7 @@ def _failed(response: Any) -> bool:
     return False
 
 
-def run(event_name: str, stdin: str, env: Mapping[str, str] | None = None,
+def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = None,
         policy: Policy | None = None, read_issue: ReadIssue | None = None,
         add_label: AddLabel | None = None) -> HookReply:
     """Entry used by the CLI: parse stdin, wire the GitHub client, answer."""
@@ -175,6 +175,12 @@ def run(event_name: str, stdin: str, env: Mapping[str, str] | None = None,
     from issuetriage.policy import load_profile
 
     env = os.environ if env is None else env
+    if isinstance(stdin, bytes):
+        try:
+            stdin = stdin.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            log(env, event_name, f"bad hook input: {exc}")
+            return HookReply(2, "", f"issuetriage hook: stdin is not UTF-8: {exc}\n")
     try:
         event = json.loads(stdin or "{}")
         if not isinstance(event, dict):

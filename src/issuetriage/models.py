@@ -63,7 +63,7 @@ class Issue(_Frozen):
     """One issue; only repo, number, title and body are required."""
 
     repo: str
-    number: int = Field(ge=1)
+    number: int = Field(ge=1, le=2**31 - 1)  # GitHub numbers are GraphQL Int (32-bit); SQLite holds 64
     title: str
     body: str
     author: str = ""

@@ -222,6 +222,8 @@ def _load_file(path: Path, model: type[M]) -> M:
         raise ConfigError(f"{path}: missing profile file") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:  # a folder in its place, no permission: the hook must still fail closed
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:

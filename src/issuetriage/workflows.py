@@ -171,11 +171,19 @@ def render(install: str = "issuetriage", profile: str = "pytorch", environment: 
 def write(directory: Path, force: bool = False, **options: object) -> list[Path]:
     """Write the workflows into `directory`; refuses to overwrite unless `force`."""
     files = render(**options)  # type: ignore[arg-type]
+    if directory.exists() and not directory.is_dir():
+        raise UserError(f"{directory}: not a folder")
     targets = [directory / name for name in files]
     existing = [p for p in targets if p.exists()]
     if existing and not force:
         raise UserError(f"{existing[0]} exists (use --force to overwrite)")
-    directory.mkdir(parents=True, exist_ok=True)
-    for path in targets:
-        path.write_text(files[path.name], encoding="utf-8")
+    folders = [p for p in existing if p.is_dir()]
+    if folders:
+        raise UserError(f"{folders[0]}: a folder is in the way of the workflow file")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for path in targets:
+            path.write_text(files[path.name], encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{directory}: cannot write the workflows ({exc.strerror or exc})") from None
     return targets

@@ -151,3 +151,96 @@ def test_cli_hook_end_to_end_against_the_standin(standin, tmp_path):
     assert blocked.returncode == 2 and blocked.stdout == ""
     assert blocked.stderr.startswith("issuetriage blocked this call: target pytorch/pytorch#9")
     assert standin.token not in (tmp_path / "log").read_text()
+
+
+@pytest.mark.parametrize("command,reason", [
+    ("gh issue edit https://github.com/evil/other/issues/103 --add-label 'module: docs'",
+     "target evil/other#103 is not the triage target pytorch/pytorch#103"),
+    ("gh issue edit https://ghe.example.com/pytorch/pytorch/issues/103 --add-label 'module: docs'",
+     "gh issue needs an issue number or a github.com issue URL"),
+    ("gh issue edit 103 7 --add-label 'module: docs'", "one issue per call"),
+    ("gh issue comment 103 7 --body hi", "one issue per call"),
+])
+def test_gh_issue_argument_naming_another_issue_is_blocked(policy, command, reason):
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply == HookReply(2, "", f"issuetriage blocked this call: {reason}\n")
+
+
+def test_gh_issue_url_of_the_target_is_allowed(policy):
+    command = "gh issue edit https://github.com/pytorch/pytorch/issues/103 --add-label 'module: docs'"
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply.exit_code == 0 and json.loads(reply.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    "echo hi; gh issue edit 7 --add-label 'module: docs'",
+    "echo hi\ngh issue edit 7 --add-label 'module: docs'",
+    "GH_REPO=evil/other gh issue edit 103 --add-label 'module: docs'",
+    "/usr/bin/gh issue edit 7 --add-label 'module: docs'",
+    "env gh issue edit 7 --add-label 'module: docs'",
+    "bash -c 'gh issue edit 7 --add-label bug'",
+    "gh issue close 103 --reason \"$(gh issue edit 7 --add-label bug)\"",
+    "gh issue close 103 --reason `gh issue edit 7 --add-label bug`",
+])
+def test_gh_hidden_behind_shell_syntax_is_blocked_not_ignored(policy, command):
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply.exit_code == 2 and "one plain gh command per call" in reply.stderr
+
+
+@pytest.mark.parametrize("command", ["gh -R evil/other issue edit 103 --add-label 'module: docs'",
+                                     "gh issue --repo evil/other edit 103 --add-label 'module: docs'"])
+def test_gh_repo_flag_before_the_verb_is_checked(policy, command):
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply == HookReply(2, "", "issuetriage blocked this call: target evil/other#103 is not the "
+                                     "triage target pytorch/pytorch#103\n")
+
+
+@pytest.mark.parametrize("command", ["ls -la", "git log --oneline | head", "gh issue view 103 --json labels",
+                                     "gh issue view 103 --json body --jq '.body | length'",
+                                     "gh issue -R pytorch/pytorch view 103"])
+def test_commands_that_write_nothing_still_get_no_opinion(policy, command):
+    assert pre("Bash", {"command": command}, policy=policy) == HookReply()
+
+
+@pytest.mark.parametrize("event", [
+    {"tool_name": "Bash", "tool_input": "gh issue edit 103 --add-label bug"},
+    {"tool_name": "mcp__github__update_issue", "tool_input": ["pytorch", "pytorch", 103]},
+    {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(issue_number="²", labels=["bug"])},
+])
+def test_post_tool_use_ignores_malformed_tool_input_instead_of_crashing(policy, event):
+    reply = run("post-tool-use", json.dumps(event), ENV, policy, add_label=lambda *a: pytest.fail("labelled"))
+    assert reply == HookReply()
+
+
+def test_mcp_labels_must_be_a_list_of_strings(policy):
+    reply = pre("mcp__github__update_issue", mcp_update(labels="module: docs"), policy=policy)
+    assert reply == HookReply(2, "", "issuetriage blocked this call: labels must be a list of label names\n")
+
+
+def test_post_tool_use_with_a_malformed_target_number_marks_nothing(policy):
+    event = {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(labels=["module: docs"])}
+    reply = run("post-tool-use", json.dumps(event), {**ENV, "TRIAGE_ISSUE_NUMBER": "²"}, policy,
+                add_label=lambda *a: pytest.fail("labelled"))
+    assert reply == HookReply()
+
+
+def test_stdin_that_is_not_utf8_blocks_instead_of_crashing():
+    """A crash exits 1, which Claude Code treats as a non-blocking error and runs the call anyway."""
+    env = {**ENV, "PYTHONIOENCODING": "utf-8:strict", "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    event = b'{"tool_name": "Bash", "tool_input": {"command": "gh issue edit 103 --add-label \xff"}}'
+    proc = subprocess.run([sys.executable, "-m", "issuetriage.cli", "hook", "pre-tool-use"], input=event,
+                          capture_output=True, env=env, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode().startswith("issuetriage hook: stdin is not UTF-8")
+
+
+@pytest.mark.parametrize("tool,extra", [
+    ("mcp__github__update_issue", {"assignees": ["someone"]}),
+    ("mcp__github__update_issue", {"milestone": 3}),
+    ("mcp__github__issue_write", {"method": "update", "type": "Bug"}),
+])
+def test_mcp_fields_the_guard_cannot_check_are_blocked(policy, tool, extra):
+    reply = pre(tool, mcp_update(labels=["module: docs"], **extra), policy=policy)
+    assert reply == HookReply(2, "", "issuetriage blocked this call: the bot only adds labels, comments, "
+                                     f"closes and transfers (not {', '.join(k for k in extra if k != 'method')})\n")

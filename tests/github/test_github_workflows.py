@@ -77,3 +77,27 @@ def test_existing_files_are_not_overwritten_without_force(tmp_path):
 def test_option_values_cannot_inject_shell(bad):
     with pytest.raises(UserError):
         render(install=bad)
+
+
+def test_a_file_where_the_folder_should_be_is_a_user_error(tmp_path):
+    not_a_folder = tmp_path / "workflows"
+    not_a_folder.write_text("x")
+    with pytest.raises(UserError, match="not a folder"):
+        write(not_a_folder)
+    assert not_a_folder.read_text() == "x"
+
+
+def test_a_folder_where_a_workflow_file_should_be_fails_before_writing_anything(tmp_path):
+    (tmp_path / "issuetriage-backlog.yml").mkdir()
+    with pytest.raises(UserError, match="issuetriage-backlog.yml"):
+        write(tmp_path, force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["issuetriage-backlog.yml"]
+
+
+def test_init_workflows_on_a_file_is_one_line_exit_2(tmp_path, capsys):
+    target = tmp_path / "workflows"
+    target.write_text("x")
+    with pytest.raises(SystemExit) as exc:
+        main(["init-workflows", str(target)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1

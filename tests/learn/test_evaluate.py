@@ -198,3 +198,28 @@ def test_plan_takes_a_model(tmp_path, corpus_path, capsys):
                                          "blocks forever; dist.all_reduce never returns."}))
     code, out, _ = run_cli(capsys, "plan", "--issue", str(issue), "--model", str(model))
     assert code == 0 and "oncall: distributed" in json.loads(out)["labels_added"]
+
+
+@pytest.mark.parametrize("name, message", [("curve.json", "--plot"), ("folder.png", "--plot")])
+def test_eval_plot_to_a_bad_path_is_one_line_exit_2(tmp_path, corpus_path, capsys, name, message):
+    target = tmp_path / name
+    if name == "folder.png":
+        target.mkdir()
+    code, out, err = run_cli(capsys, "eval", "--corpus", str(corpus_path), "--plot", str(target))
+    assert code == 2 and err.startswith("error: ") and message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_train_out_on_an_existing_file_is_one_line_exit_2_and_keeps_the_file(tmp_path, corpus_path, capsys):
+    target = tmp_path / "notes.txt"
+    target.write_text("keep me")
+    code, out, err = run_cli(capsys, "train", "--corpus", str(corpus_path), "--out", str(target))
+    assert code == 2 and out == "" and err.startswith("error: ") and "not a model folder" in err
+    assert target.read_text() == "keep me"
+
+
+def test_train_out_under_a_file_is_one_line_exit_2(tmp_path, corpus_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, out, err = run_cli(capsys, "train", "--corpus", str(corpus_path), "--out", str(blocker / "model"))
+    assert code == 2 and out == "" and err.startswith("error: ") and len(err.strip().splitlines()) == 1

@@ -115,3 +115,24 @@ def test_saving_over_an_existing_model_replaces_it_whole(corpus, policy, tmp_pat
     save_model(train(corpus, policy, config=SMALL), out)
     assert not (out / "stray.txt").exists() and load_model(out).labels
     assert [p.name for p in out.parent.iterdir()] == ["m"]
+
+
+def test_saving_over_a_file_or_a_folder_that_is_not_a_model_is_refused(corpus, policy, tmp_path):
+    model = train(corpus, policy, config=SMALL)
+    place = tmp_path / "place"
+    place.mkdir()
+    a_file = place / "notes.txt"
+    a_file.write_text("keep me")
+    project = place / "project"
+    project.mkdir()
+    (project / "main.py").write_text("keep me too")
+    for out in (a_file, project):
+        with pytest.raises(ModelError, match="not a model folder"):
+            save_model(model, out)
+    assert a_file.read_text() == "keep me" and (project / "main.py").read_text() == "keep me too"
+    assert sorted(p.name for p in place.iterdir()) == ["notes.txt", "project"]
+
+
+def test_saving_into_an_empty_folder_is_fine(corpus, policy, tmp_path):
+    (tmp_path / "m").mkdir()
+    assert load_model(save_model(train(corpus, policy, config=SMALL), tmp_path / "m")).labels

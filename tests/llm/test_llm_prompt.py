@@ -210,3 +210,14 @@ def test_configured_judge_is_hybrid_only_when_a_model_is_configured(policy, monk
     monkeypatch.setenv("ISSUETRIAGE_LLM_CACHE_DIR", str(tmp_path))
     judge = configured_judge(policy)
     assert isinstance(judge, HybridJudge) and judge.llm.name == "llm:local"
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_llm_prompt_of_a_non_utf8_file_is_one_line_exit_2(tmp_path, capsys, suffix):
+    from builders import run_cli
+
+    path = tmp_path / f"issue{suffix}"
+    path.write_bytes(b'{"repo": "pytorch/pytorch", "number": 1, "title": "caf\xe9", "body": "x"}\n')
+    code, out, err = run_cli(capsys, "llm", "prompt", str(path))
+    assert code == 2 and out == "" and err.startswith("error: ") and "cannot read" in err
+    assert len(err.strip().splitlines()) == 1

@@ -131,3 +131,30 @@ def test_markdown_comment_for_a_blocked_script_names_the_rule(tmp_path):
     report = scrub(_issue("import pickle\nobj = pickle.loads(b'')\n"), Options(isolation=None))
     comment = to_markdown(report)
     assert "Did not run" in comment and "deserialization" in comment
+
+
+def _issue_file(tmp_path):
+    path = tmp_path / "issue.json"
+    path.write_text(json.dumps({"repo": "acme/widgets", "number": 3, "title": "t",
+                                "body": block("print('ran')\n"), "user": {"login": "op"}}))
+    return path
+
+
+@pytest.mark.parametrize("timeout", ["-1", "0", "nan", "inf", "1e308"])
+def test_cli_refuses_a_timeout_that_is_not_a_positive_number_of_seconds(tmp_path, capsys, timeout):
+    from builders import run_cli
+
+    code, out, err = run_cli(capsys, "scrub", "--issue", str(_issue_file(tmp_path)), "--no-isolation",
+                             "--python", f"py={sys.executable}", "--timeout", timeout)
+    assert code == 2 and out == "" and err.startswith("error: --timeout")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_out_on_an_existing_file_is_refused_before_running(tmp_path, capsys):
+    from builders import run_cli
+
+    target = tmp_path / "report"
+    target.write_text("keep me")
+    code, out, err = run_cli(capsys, "scrub", "--issue", str(_issue_file(tmp_path)), "--no-isolation",
+                             "--python", f"py={sys.executable}", "--out", str(target))
+    assert code == 2 and out == "" and err.startswith("error: --out") and target.read_text() == "keep me"

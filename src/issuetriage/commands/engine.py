@@ -42,10 +42,13 @@ def plan_file(path: Path, profile: str, fmt: Format, judge_name: str, model: Pat
     if not path.is_file():
         raise UserError(f"{path}: no such file")
     if path.suffix == ".jsonl":
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    parse_issue_record(line, f"{path}:{lineno}")
+        try:
+            with path.open(encoding="utf-8") as fh:
+                for lineno, line in enumerate(fh, 1):
+                    if line.strip():
+                        parse_issue_record(line, f"{path}:{lineno}")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"{path}: cannot read ({exc})") from None
         count = 0
         with path.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):

@@ -223,7 +223,7 @@ def register(app: typer.Typer) -> None:
 
         if event not in {"pre-tool-use", "post-tool-use"}:
             raise UserError(f"unknown hook {event!r} (pre-tool-use or post-tool-use)")
-        reply = run(event, sys.stdin.read())
+        reply = run(event, sys.stdin.buffer.read())  # bytes: undecodable input blocks, never crashes
         if reply.stdout:
             sys.stdout.write(reply.stdout + "\n")
         if reply.stderr:

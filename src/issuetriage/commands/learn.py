@@ -13,7 +13,7 @@ import typer
 from issuetriage.evaluate.report import format_text
 from issuetriage.evaluate.run import evaluate
 from issuetriage.learn.corpus import load_corpus
-from issuetriage.learn.model import save_model
+from issuetriage.learn.model import check_model_out, save_model
 from issuetriage.learn.train import TrainConfig, train
 from issuetriage.policy import load_profile
 from issuetriage.commands.options import ProfileOpt
@@ -41,6 +41,7 @@ def train_command(corpus_path: Path, profile: str, out: Path, target_precision: 
     from issuetriage.heuristic import HeuristicJudge
 
     policy = load_profile(profile)
+    check_model_out(out)  # before training, which can take a while
     corpus = load_corpus(corpus_path, policy, strict=strict)
     for problem in corpus.problems:
         typer.echo(f"warning: {corpus_path}: skipped {problem}", err=True)

@@ -22,17 +22,20 @@ def _read_issue(path: Path, number: int | None):  # noqa: ANN202
     """One issue from a .json file, or the one numbered `number` in a .jsonl file."""
     if not path.is_file():
         raise UserError(f"{path}: no such file")
-    if path.suffix != ".jsonl":
-        try:
-            return issue_from_record(json.loads(path.read_text(encoding="utf-8")), str(path))
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if line.strip():
-                issue = parse_issue_record(line, f"{path}:{lineno}")
-                if number is None or issue.number == number:
-                    return issue
+    try:
+        if path.suffix != ".jsonl":
+            try:
+                return issue_from_record(json.loads(path.read_text(encoding="utf-8")), str(path))
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if line.strip():
+                    issue = parse_issue_record(line, f"{path}:{lineno}")
+                    if number is None or issue.number == number:
+                        return issue
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read ({exc})") from None
     raise UserError(f"{path}: no issue numbered {number}")
 
 

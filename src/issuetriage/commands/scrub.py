@@ -10,6 +10,8 @@ import typer
 
 from issuetriage.errors import UserError
 
+MAX_TIMEOUT_S = 86400  # a day; far larger values overflow the selector's millisecond timeout
+
 
 def register(app: typer.Typer) -> None:
     """Attach the scrub command to the main app."""
@@ -18,7 +20,7 @@ def register(app: typer.Typer) -> None:
     def scrub_command(
         issue: Annotated[str, typer.Option("--issue", help="Issue JSON file or OWNER/REPO#N.")],
         python: Annotated[list[str], typer.Option("--python", help="Interpreter PATH or LABEL=PATH; repeat to bisect.")] = [],  # noqa: B006
-        timeout: Annotated[float, typer.Option("--timeout", help="Seconds per run.")] = 120.0,
+        timeout: Annotated[float, typer.Option("--timeout", help="Seconds per run (above 0, at most a day).")] = 120.0,
         fmt: Annotated[str, typer.Option("--format", help="json, text or markdown.")] = "text",
         allow: Annotated[list[str], typer.Option("--allow", help="Safety rule to accept after reading the script (or 'all').")] = [],  # noqa: B006
         no_isolation: Annotated[bool, typer.Option("--no-isolation", help="Run without a sandbox (only for trusted scripts).")] = False,
@@ -32,6 +34,10 @@ def register(app: typer.Typer) -> None:
         from issuetriage.scrub import bisect, flow, report, safety, source
         from issuetriage.scrub.model import Limits
 
+        if not 0 < timeout <= MAX_TIMEOUT_S:  # also refuses nan
+            raise UserError(f"--timeout {timeout}: give seconds above 0 and at most {MAX_TIMEOUT_S}")
+        if out is not None and out.exists() and not out.is_dir():
+            raise UserError(f"--out {out}: exists and is not a folder")
         if fmt not in ("json", "text", "markdown"):
             raise UserError(f"--format must be json, text or markdown, not {fmt!r}")
         unknown = set(allow) - set(safety.RULES) - {"all"}

@@ -28,7 +28,11 @@ def save_curve(report: dict[str, Any], path: str | Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend()
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=100, bbox_inches="tight")
+    except (OSError, ValueError) as exc:  # ValueError: an image format matplotlib does not know
+        raise UserError(f"--plot {out}: cannot save the curve ({exc})") from None
+    finally:
+        plt.close(fig)
     return out

@@ -118,11 +118,21 @@ def _manifest(model: LearnedModel) -> dict[str, Any]:
     }
 
 
+def check_model_out(out: Path) -> None:
+    """Refuse an `--out` that saving would destroy: a file, or a non-empty folder without a manifest."""
+    if out.exists() and not (out.is_dir() and ((out / "manifest.json").is_file() or not any(out.iterdir()))):
+        raise ModelError(f"{out}: exists and is not a model folder; give a new or model folder to --out")
+
+
 def save_model(model: LearnedModel, out_dir: str | Path) -> Path:
     """Write the model folder atomically: a half-written model is never left behind."""
     out = Path(out_dir)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    check_model_out(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise ModelError(f"{out}: cannot create the model folder ({exc.strerror or exc})") from None
     staging.chmod(0o755)
     arrays = {name: np.asarray(getattr(model, name) if name != "idf" else model.vocabulary.idf)
               for name in ARRAYS}

@@ -104,15 +104,18 @@ def save(report: ScrubReport, folder: Path) -> list[Path]:
     """Write original.py, minimized.py (when it changed) and report.json side by side."""
     import json
 
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    if report.script:
-        written.append(folder / "original.py")
-        written[-1].write_text(report.script)
+    from issuetriage.errors import UserError
+
     data = to_json(report)
-    if data["minimized"]:
-        written.append(folder / "minimized.py")
-        written[-1].write_text(data["minimized"])
-    written.append(folder / "report.json")
-    written[-1].write_text(json.dumps(data, indent=2) + "\n")
+    files = {"original.py": report.script, "minimized.py": data["minimized"],
+             "report.json": json.dumps(data, indent=2) + "\n"}
+    written = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            if text:
+                written.append(folder / name)
+                written[-1].write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"--out {folder}: cannot write the report ({exc.strerror or exc})") from None
     return written
