@@ -294,13 +294,9 @@ def read_issues_jsonl(path: str | Path, repo: str | None = None) -> list[Issue]:
     return issues
 
 
-_SQLITE_MAX_INT = 2**63 - 1
-
-
 def _unstorable(issue: Issue) -> str | None:
-    """Why SQLite cannot hold `issue` (an integer too large, text with a lone surrogate), or None."""
-    if issue.number > _SQLITE_MAX_INT:
-        return "number: too large"
+    """Why SQLite cannot hold `issue` (text with a lone surrogate), or None. Numbers are bounded
+    by the Issue model itself."""
     for key, value in issue.model_dump().items():
         try:
             json.dumps(value, default=str, ensure_ascii=False).encode("utf-8")
