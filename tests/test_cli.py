@@ -91,18 +91,7 @@ def test_run_leaves_issues_of_another_repo_in_the_store_alone(tmp_path, capsys):
     assert code == 0 and "planned (dry run) 1 issue(s)" in out  # asked for by name: triaged
 
 
-def test_bad_import_writes_nothing(tmp_path, capsys):
-    data = tmp_path / "i.jsonl"
-    data.write_text(json.dumps(ISSUE) + "\nnot json\n")
-    db = tmp_path / "t.db"
-    code, _, err = run_cli(capsys, "store", "import", str(data), "--store", str(db))
-    assert code == 2 and "i.jsonl:2" in err
-    from issuetriage.store import Store
-    with Store(db) as store:
-        assert store.count("issues") == 0
-
-
-def test_bad_import_into_a_new_store_creates_no_store_file(tmp_path, capsys):
+def test_bad_import_writes_nothing_not_even_a_store_file(tmp_path, capsys):
     data = tmp_path / "i.jsonl"
     data.write_text(json.dumps(ISSUE) + "\nnot json\n")
     db = tmp_path / "new.db"

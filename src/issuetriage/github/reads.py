@@ -90,7 +90,7 @@ def latest_minor(client: GitHubClient, repo: str) -> str | None:
 
 _SEARCH_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 _COMMON = frozenset("the and for with not when from this that are was has have does into after "
-                    "before using use when while error issue bug fails failed".split())
+                    "before using use while error issue bug fails failed".split())
 
 
 def search_terms(text: str, most: int = 5) -> str:
