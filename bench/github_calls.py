@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tests" / "github"))
 
 from standin import StandIn  # noqa: E402
 
-from issuetriage.engine import triage  # noqa: E402
+from issuetriage.engine.pipeline import triage  # noqa: E402
 from issuetriage.github import reads, writes  # noqa: E402
 from issuetriage.github.client import GitHubClient  # noqa: E402
 from issuetriage.github.retry import FakeClock  # noqa: E402

@@ -17,10 +17,10 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from issuetriage.engine import triage_with
-from issuetriage.judges import get_judge
+from issuetriage.engine.pipeline import triage_with
+from issuetriage.judges.factory import get_judge
 from issuetriage.policy import load_profile
-from issuetriage.store import parse_issue_record
+from issuetriage.store.sqlite import parse_issue_record
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pytorch-issues-dev.jsonl"
 

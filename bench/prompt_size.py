@@ -16,13 +16,13 @@ import statistics
 import sys
 from pathlib import Path
 
-from issuetriage.heuristic import HeuristicJudge
-from issuetriage.llm.excerpt import issue_excerpt
-from issuetriage.llm.judge import offline_confident
-from issuetriage.llm.prompt import PROMPT_VERSION, build_prompt
+from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.llm.excerpt import issue_excerpt
+from issuetriage.judges.llm.judge import offline_confident
+from issuetriage.judges.llm.prompt import PROMPT_VERSION, build_prompt
 from issuetriage.models import Issue
 from issuetriage.policy import load_profile
-from issuetriage.signals import extract_signals
+from issuetriage.evidence.signals import extract_signals
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -47,7 +47,7 @@ def baseline() -> tuple[int, str]:
 def worst_case(policy) -> int:
     """A synthetic upper bound: a 20k-character body, five long comments, and the 24 candidates
     with the longest descriptions (the dev bodies are cut to ~900 characters, real ones are not)."""
-    from issuetriage.judgment import Judgment, Kind, LabelScore
+    from issuetriage.judges.base import Judgment, Kind, LabelScore
     from issuetriage.models import Comment
 
     longest = sorted(policy.labels.values(), key=lambda s: -len(s.description + s.when + s.when_not))

@@ -15,9 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import DEV, repeated_corpus  # noqa: E402
 
-from issuetriage.heuristic import HeuristicJudge  # noqa: E402
-from issuetriage.learn.corpus import load_corpus  # noqa: E402
-from issuetriage.learn.train import train  # noqa: E402
+from issuetriage.judges.heuristic import HeuristicJudge  # noqa: E402
+from issuetriage.judges.learned.corpus import load_corpus  # noqa: E402
+from issuetriage.judges.learned.train import train  # noqa: E402
 from issuetriage.policy import load_profile  # noqa: E402
 
 

@@ -70,7 +70,7 @@ def test_store_import_and_run_twice_changes_nothing_the_second_time(tmp_path, ca
     assert code == 0 and "applied 5 issue(s)" in out
     code, out, _ = run_cli(capsys, "run", "--store", str(db), "--apply")
     assert code == 0 and "applied 0 issue(s): nothing to do" in out
-    from issuetriage.store import Store
+    from issuetriage.store.sqlite import Store
     with Store(db) as store:
         assert store.count("audit") == 5
         assert all(row["plan"]["trace"] for row in store.audit())
@@ -83,7 +83,7 @@ def test_run_leaves_issues_of_another_repo_in_the_store_alone(tmp_path, capsys):
     assert run_cli(capsys, "store", "import", str(data), "--store", str(db))[0] == 0
     code, out, _ = run_cli(capsys, "run", "--store", str(db), "--apply")
     assert code == 0 and "applied 1 issue(s)" in out
-    from issuetriage.store import Store
+    from issuetriage.store.sqlite import Store
     with Store(db) as store:
         assert store.get_issue("someone/else", 12).labels == ()
         assert [row["repo"] for row in store.audit()] == ["pytorch/pytorch"]
@@ -111,7 +111,7 @@ def test_run_on_a_missing_or_corrupt_store(tmp_path, capsys):
 
 def test_demo_exercises_every_decision(capsys):
     from rich.console import Console
-    from issuetriage.commands.engine import demo
+    from issuetriage.cli.engine import demo
     rows = demo(Console(file=open("/dev/null", "w")))
     decisions = {plan.decision.value for _, plan in rows}
     assert decisions == {"skip_already_routed", "close_question", "close_expected_behavior", "request_info",
@@ -136,6 +136,6 @@ def test_store_import_of_an_issue_number_too_large_is_one_line_exit_2_and_writes
     code, out, err = run_cli(capsys, "store", "import", str(data), "--store", str(db))
     assert code == 2 and out == "" and err.startswith("error: ") and "i.jsonl:2" in err and "number" in err
     assert len(err.strip().splitlines()) == 1
-    from issuetriage.store import Store
+    from issuetriage.store.sqlite import Store
     with Store(db) as store:
         assert store.count("issues") == 0

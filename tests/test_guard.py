@@ -4,8 +4,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from issuetriage.engine import triage
-from issuetriage.guard import guard
+from issuetriage.engine.pipeline import triage
+from issuetriage.engine.guard import guard
 from issuetriage.models import CLOSING_DECISIONS, Decision, Plan
 from issuetriage.policy import load_profile
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from issuetriage.cli import main
+from issuetriage.cli.app import main
 from issuetriage.errors import UserError
-from issuetriage.importer import write_atomically
+from issuetriage.policy.importer import write_atomically
 from issuetriage.policy import FILES, load_profile, load_profile_dir
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "pytorch-triage"

@@ -3,9 +3,9 @@
 import pytest
 
 from issuetriage.errors import UserError
-from issuetriage.heuristic import HeuristicJudge
-from issuetriage.judges import get_judge
-from issuetriage.signals import extract_signals
+from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.factory import get_judge
+from issuetriage.evidence.signals import extract_signals
 
 from builders import make_issue
 

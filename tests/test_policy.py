@@ -105,8 +105,8 @@ def test_implication_cycles_end(profile_copy):
 
 
 def test_the_general_queue_never_adds_an_implied_oncall_label(profile_copy):
-    from issuetriage.signals import extract_signals
-    from issuetriage.tree import propose
+    from issuetriage.evidence.signals import extract_signals
+    from issuetriage.engine.tree import propose
 
     from builders import make_issue, make_judgment
 

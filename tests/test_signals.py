@@ -1,5 +1,5 @@
-from issuetriage.matcher import Matcher, required_literals
-from issuetriage.signals import extract_signals, ngrams_of, normalize_keyword, tokens_of
+from issuetriage.evidence.matcher import Matcher, required_literals
+from issuetriage.evidence.signals import extract_signals, ngrams_of, normalize_keyword, tokens_of
 
 from builders import make_issue
 

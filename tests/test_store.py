@@ -3,11 +3,11 @@ import sqlite3
 
 import pytest
 
-from issuetriage.effects import diff
-from issuetriage.engine import triage_with
+from issuetriage.engine.effects import diff
+from issuetriage.engine.pipeline import triage_with
 from issuetriage.errors import StoreError, UserError
 from issuetriage.models import Decision, Plan
-from issuetriage.store import MIGRATIONS, Store
+from issuetriage.store.sqlite import MIGRATIONS, Store
 
 from builders import make_issue
 

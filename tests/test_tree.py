@@ -2,11 +2,11 @@
 
 import pytest
 
-from issuetriage.judgment import Kind, MissingRepro
+from issuetriage.judges.base import Kind, MissingRepro
 from issuetriage.models import Decision
-from issuetriage.redaction import REMOVAL_NOTICE
-from issuetriage.signals import extract_signals
-from issuetriage.tree import propose
+from issuetriage.evidence.downloads import REMOVAL_NOTICE
+from issuetriage.evidence.signals import extract_signals
+from issuetriage.engine.tree import propose
 
 from builders import make_issue, make_judgment
 
@@ -150,7 +150,7 @@ def test_step2_5_rubric_labels_come_from_the_judge(policy):
     ("We use mark_dynamic and the SymInt guard fails with dynamic shapes.", "module: dynamic shapes", "module: helion"),
 ])
 def test_step2_5_pt2_rubric_with_the_heuristic_judge(policy, text, expected, absent):
-    from issuetriage.engine import triage
+    from issuetriage.engine.pipeline import triage
     plan = triage(make_issue(title="torch.compile problem", body=f"With torch.compile: {text}"), policy)
     assert "oncall: pt2" in plan.labels_added
     assert expected in plan.labels_added and absent not in plan.labels_added

@@ -7,7 +7,7 @@ import json
 import pytest
 from ghtest import REPO, number_for, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
-from issuetriage.cli import main
+from issuetriage.cli.app import main
 from standin import TOKEN
 
 
@@ -81,7 +81,7 @@ def test_planted_token_never_leaks(env, tmp_path, capsys):
     db = tmp_path / "audit.db"
     assert run(["triage", f"{REPO}#104", "--apply", "--store", str(db), "--json"]) == 0
     event = {"tool_name": "Bash", "tool_input": {"command": f"gh issue comment 104 --body {TOKEN}"}}
-    from issuetriage.hooks import run as hook
+    from issuetriage.agents.hooks import run as hook
     hook("pre-tool-use", json.dumps(event), dict(__import__("os").environ))
     env.accepted_tokens.clear()  # now GitHub rejects it: the error message must not echo it
     assert run(["triage", f"{REPO}#104"]) == 2
@@ -105,6 +105,6 @@ def test_a_synced_store_opens_in_a_fresh_process(standin, tmp_path):
     env = {**os.environ, **standin.env(), "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     db = str(tmp_path / "t.db")
     for argv in (["sync", REPO, "--store", db], ["run", "--store", db]):
-        proc = subprocess.run([sys.executable, "-m", "issuetriage.cli", *argv], env=env,
+        proc = subprocess.run([sys.executable, "-m", "issuetriage.cli.app", *argv], env=env,
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
-from issuetriage.hooks import HookReply, run
+from issuetriage.agents.hooks import HookReply, run
 from issuetriage.models import Issue
 
 ENV = {"GITHUB_REPOSITORY": REPO, "TRIAGE_ISSUE_NUMBER": "103"}
@@ -139,14 +139,14 @@ def test_cli_hook_end_to_end_against_the_standin(standin, tmp_path):
     env = {**standin.env(), **ENV, "TRIAGE_HOOK_DEBUG_LOG": str(tmp_path / "log"),
            "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"), "PATH": "/usr/bin:/bin"}
     event = {"tool_name": "mcp__github__update_issue", "tool_input": mcp_update(labels=["module: docs"])}
-    proc = subprocess.run([sys.executable, "-m", "issuetriage.cli", "hook", "pre-tool-use"], input=json.dumps(event),
+    proc = subprocess.run([sys.executable, "-m", "issuetriage.cli.app", "hook", "pre-tool-use"], input=json.dumps(event),
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
     assert standin.writes == []
     wrong = {"tool_name": "mcp__github__add_issue_comment",
              "tool_input": {"owner": "pytorch", "repo": "pytorch", "issue_number": 9, "body": "hi"}}
-    blocked = subprocess.run([sys.executable, "-m", "issuetriage.cli", "hook", "pre-tool-use"],
+    blocked = subprocess.run([sys.executable, "-m", "issuetriage.cli.app", "hook", "pre-tool-use"],
                              input=json.dumps(wrong), capture_output=True, text=True, env=env, timeout=120)
     assert blocked.returncode == 2 and blocked.stdout == ""
     assert blocked.stderr.startswith("issuetriage blocked this call: target pytorch/pytorch#9")
@@ -229,7 +229,7 @@ def test_stdin_that_is_not_utf8_blocks_instead_of_crashing():
     env = {**ENV, "PYTHONIOENCODING": "utf-8:strict", "PATH": "/usr/bin:/bin",
            "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     event = b'{"tool_name": "Bash", "tool_input": {"command": "gh issue edit 103 --add-label \xff"}}'
-    proc = subprocess.run([sys.executable, "-m", "issuetriage.cli", "hook", "pre-tool-use"], input=event,
+    proc = subprocess.run([sys.executable, "-m", "issuetriage.cli.app", "hook", "pre-tool-use"], input=event,
                           capture_output=True, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stdout == b""
     assert proc.stderr.decode().startswith("issuetriage hook: stdin is not UTF-8")

@@ -10,8 +10,8 @@ import anyio
 import pytest
 from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
-from issuetriage.heuristic import HeuristicJudge
-from issuetriage.llm.agent import GitHubBackend, Session
+from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.agents.session import GitHubBackend, Session
 
 SVD, QUESTION, SORT = 115, 102, 103  # demo issues: a linear-algebra bug, a usage question, a sort bug
 
@@ -177,7 +177,7 @@ def test_a_repeated_submit_writes_nothing_the_second_time(standin, client, polic
 def test_mcp_server_serves_github_issues_and_refuses_out_of_scope_plans(standin, client, policy):
     from mcp import Client
 
-    from issuetriage.llm.mcp_server import build_server
+    from issuetriage.agents.mcp_server import build_server
 
     seed(standin, SVD)
     seed(standin, SORT)

@@ -15,7 +15,7 @@ from issuetriage.github.labels import catalog, diff_labels, sync_labels
 from issuetriage.github.reads import repo_labels
 from issuetriage.github.retry import RetryPolicy
 from issuetriage.github.sync import sync
-from issuetriage.store import Store
+from issuetriage.store.sqlite import Store
 from standin import Fault
 
 

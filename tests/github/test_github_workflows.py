@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from issuetriage.cli import main
+from issuetriage.cli.app import main
 from issuetriage.errors import UserError
-from issuetriage.workflows import render, write
+from issuetriage.github.workflows import render, write
 
 
 def actionlint() -> str | None:

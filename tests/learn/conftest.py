@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from issuetriage.learn.corpus import Corpus, load_corpus
-from issuetriage.learn.train import TrainConfig
+from issuetriage.judges.learned.corpus import Corpus, load_corpus
+from issuetriage.judges.learned.train import TrainConfig
 from issuetriage.policy import Policy
 
 # topic → (labels maintainers applied, title words, body sentences)

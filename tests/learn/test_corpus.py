@@ -7,7 +7,7 @@ import json
 import pytest
 
 from issuetriage.errors import UserError
-from issuetriage.learn.corpus import gold_labels, load_corpus
+from issuetriage.judges.learned.corpus import gold_labels, load_corpus
 
 from .conftest import corpus_records, write_jsonl
 

@@ -11,17 +11,17 @@ from builders import make_issue, run_cli
 from issuetriage.evaluate.replay import cross_validate, replay
 from issuetriage.evaluate.report import build_report
 from issuetriage.evaluate.scoring import score_issue, set_prf
-from issuetriage.heuristic import HeuristicJudge
-from issuetriage.learn.corpus import Example, load_corpus
-from issuetriage.learn.judge import LearnedJudge
-from issuetriage.learn.train import train
+from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.learned.corpus import Example, load_corpus
+from issuetriage.judges.learned.judge import LearnedJudge
+from issuetriage.judges.learned.train import train
 from issuetriage.models import Decision, Plan
 
 from .conftest import SMALL, corpus_records, write_jsonl
 
 
 def example(labels, state="open", number=1):
-    from issuetriage.learn.corpus import gold_labels
+    from issuetriage.judges.learned.corpus import gold_labels
     from issuetriage.policy import load_profile
 
     return Example(make_issue(number=number), tuple(labels),

@@ -7,16 +7,16 @@ import dataclasses
 import pytest
 
 from builders import make_issue
-from issuetriage.engine import triage_with
+from issuetriage.engine.pipeline import triage_with
 from issuetriage.errors import ModelError
-from issuetriage.heuristic import HeuristicJudge
-from issuetriage.judgment import Kind
-from issuetriage.learn import load_judge, save_model
-from issuetriage.learn.judge import LearnedJudge, bands, engine_confidence
-from issuetriage.learn.thresholds import NEVER
-from issuetriage.learn.train import train
+from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.base import Kind
+from issuetriage.judges.learned import load_judge, save_model
+from issuetriage.judges.learned.judge import LearnedJudge, bands, engine_confidence
+from issuetriage.judges.learned.thresholds import NEVER
+from issuetriage.judges.learned.train import train
 from issuetriage.models import Decision
-from issuetriage.signals import extract_signals
+from issuetriage.evidence.signals import extract_signals
 
 from .conftest import SMALL
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from issuetriage.errors import UserError
-from issuetriage.learn.corpus import Corpus
-from issuetriage.learn.features import FeatureConfig, fit_vocabulary, issue_tokens
-from issuetriage.learn.thresholds import NEVER, threshold_for_precision
-from issuetriage.learn.train import TrainConfig, suggested_implications, train
-from issuetriage.signals import extract_signals
+from issuetriage.judges.learned.corpus import Corpus
+from issuetriage.judges.learned.features import FeatureConfig, fit_vocabulary, issue_tokens
+from issuetriage.judges.learned.thresholds import NEVER, threshold_for_precision
+from issuetriage.judges.learned.train import TrainConfig, suggested_implications, train
+from issuetriage.evidence.signals import extract_signals
 
 from builders import make_issue
 from .conftest import SMALL
@@ -76,8 +76,8 @@ QUESTION = {"title": "How do I freeze some layers?", "body": "What is the best w
     ("open", ["module: nn"], False),      # maintainers kept them as reports
 ])
 def test_question_close_threshold_is_learned_from_history(tmp_path, policy, state, labels, learned):
-    from issuetriage.heuristic import HeuristicJudge
-    from issuetriage.learn.corpus import load_corpus
+    from issuetriage.judges.heuristic import HeuristicJudge
+    from issuetriage.judges.learned.corpus import load_corpus
 
     from .conftest import corpus_records, write_jsonl
 

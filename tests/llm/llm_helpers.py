@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from issuetriage.judgment import Judgment, Kind, LabelScore
-from issuetriage.llm.config import LLMConfig
-from issuetriage.llm.providers import Provider, make_provider
+from issuetriage.judges.base import Judgment, Kind, LabelScore
+from issuetriage.judges.llm.config import LLMConfig
+from issuetriage.judges.llm.providers import Provider, make_provider
 from issuetriage.models import Comment, Issue
 from issuetriage.policy import Policy, load_profile
-from issuetriage.signals import Signals
+from issuetriage.evidence.signals import Signals
 from llm_standin import Server, StandIn
 
 

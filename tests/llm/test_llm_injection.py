@@ -12,18 +12,18 @@ from typing import Any
 import anyio
 import pytest
 
-from issuetriage.effects import diff
-from issuetriage.engine import triage
-from issuetriage.heuristic import HeuristicJudge
-from issuetriage.judgment import Judgment, Kind, LabelScore
-from issuetriage.llm.agent import Session, StoreBackend
-from issuetriage.llm.judge import LLMJudge
-from issuetriage.llm.mcp_server import build_server
+from issuetriage.engine.effects import diff
+from issuetriage.engine.pipeline import triage
+from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.base import Judgment, Kind, LabelScore
+from issuetriage.agents.session import Session, StoreBackend
+from issuetriage.judges.llm.judge import LLMJudge
+from issuetriage.agents.mcp_server import build_server
 from issuetriage.models import CLOSING_DECISIONS, Comment, Issue, Plan
 from issuetriage.policy import Policy
-from issuetriage.redaction import download_links, redact
-from issuetriage.signals import Signals, extract_signals
-from issuetriage.store import Store
+from issuetriage.evidence.downloads import download_links, redact
+from issuetriage.evidence.signals import Signals, extract_signals
+from issuetriage.store.sqlite import Store
 from llm_helpers import dummy_env, policy, provider_for, standin  # noqa: F401
 from llm_standin import Scripted
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from issuetriage.errors import LLMError
-from issuetriage.judgment import Kind
-from issuetriage.llm.cache import AnswerCache
-from issuetriage.llm.judge import INVALID_ANSWER, HybridJudge, LLMJudge, audit_extra
-from issuetriage.llm.prompt import TOOL_NAME
-from issuetriage.signals import extract_signals
+from issuetriage.judges.base import Kind
+from issuetriage.judges.llm.cache import AnswerCache
+from issuetriage.judges.llm.judge import INVALID_ANSWER, HybridJudge, LLMJudge, audit_extra
+from issuetriage.judges.llm.prompt import TOOL_NAME
+from issuetriage.evidence.signals import extract_signals
 from llm_helpers import (PROVIDERS, FixedJudge, answer, dummy_env, make_issue, offline_judgment,  # noqa: F401
                          policy, provider_for, standin)
 from llm_standin import Scripted, Server
@@ -167,7 +167,7 @@ def test_cache_misses_on_edited_issue_other_model_or_prompt_version(standin, pol
     run(LLMJudge(prov, pricer, cache, FixedJudge()), policy, make_issue(body="A different body, same bug."))
     prov.model = "claude-haiku-4-5"
     run(LLMJudge(prov, pricer, cache, FixedJudge()), policy)
-    monkeypatch.setattr("issuetriage.llm.prompt.PROMPT_VERSION", "next")
+    monkeypatch.setattr("issuetriage.judges.llm.prompt.PROMPT_VERSION", "next")
     run(LLMJudge(prov, pricer, cache, FixedJudge()), policy)
     assert len(standin.requests) == 4 and len(cache) == 4
 

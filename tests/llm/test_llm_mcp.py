@@ -11,10 +11,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from issuetriage.heuristic import HeuristicJudge
-from issuetriage.llm.agent import Session, StoreBackend, similar_by_words
-from issuetriage.llm.mcp_server import build_server
-from issuetriage.store import Store
+from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.agents.session import Session, StoreBackend, similar_by_words
+from issuetriage.agents.mcp_server import build_server
+from issuetriage.store.sqlite import Store
 from llm_helpers import make_issue, policy  # noqa: F401
 
 REPO = "pytorch/pytorch"
@@ -121,7 +121,7 @@ def test_the_mcp_command_serves_over_stdio(store, tmp_path):
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "issuetriage.cli", "mcp", "--store", str(store.path), "--issue", "2"],
+        args=["-m", "issuetriage.cli.app", "mcp", "--store", str(store.path), "--issue", "2"],
         env={**os.environ, "PYTHONPATH": str(SRC)})
 
     async def go():
@@ -138,7 +138,7 @@ def test_the_mcp_command_serves_over_stdio(store, tmp_path):
 
 
 def test_plan_command_with_the_llm_judge_calls_the_configured_model(tmp_path, monkeypatch, capsys):
-    from issuetriage.cli import main
+    from issuetriage.cli.app import main
     from llm_helpers import answer
     from llm_standin import Server
 
@@ -162,7 +162,7 @@ def test_plan_command_with_the_llm_judge_calls_the_configured_model(tmp_path, mo
 
 
 def test_llm_judge_without_a_model_is_a_one_line_error(monkeypatch, capsys, tmp_path):
-    from issuetriage.cli import main
+    from issuetriage.cli.app import main
 
     for name in ("MODEL", "PROVIDER", "BASE_URL"):
         monkeypatch.delenv(f"ISSUETRIAGE_LLM_{name}", raising=False)

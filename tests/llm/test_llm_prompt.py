@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from issuetriage.errors import ConfigError
-from issuetriage.engine import triage_with
-from issuetriage.judgment import Kind
-from issuetriage.llm.config import LLMConfig, load_config
-from issuetriage.llm.excerpt import clip, compact, issue_excerpt
-from issuetriage.llm.judge import HybridJudge, LLMJudge
-from issuetriage.llm.prompt import build_prompt, candidate_labels
-from issuetriage.llm.schema import SchemaViolation, answer_schema, parse_answer
-from issuetriage.signals import extract_signals
-from issuetriage.store import Store
+from issuetriage.engine.pipeline import triage_with
+from issuetriage.judges.base import Kind
+from issuetriage.judges.llm.config import LLMConfig, load_config
+from issuetriage.judges.llm.excerpt import clip, compact, issue_excerpt
+from issuetriage.judges.llm.judge import HybridJudge, LLMJudge
+from issuetriage.judges.llm.prompt import build_prompt, candidate_labels
+from issuetriage.judges.llm.schema import SchemaViolation, answer_schema, parse_answer
+from issuetriage.evidence.signals import extract_signals
+from issuetriage.store.sqlite import Store
 from llm_helpers import (FixedJudge, answer, dummy_env, make_issue, offline_judgment,  # noqa: F401
                          policy, provider_for, standin)
 from llm_standin import Scripted
@@ -150,8 +150,8 @@ def test_cost_uses_known_or_configured_prices():
 
 
 def test_core_and_llm_package_import_no_provider_sdk():
-    code = ("import sys, issuetriage.cli, issuetriage.llm, issuetriage.llm.judge, issuetriage.llm.agent, "
-            "issuetriage.engine; bad = [m for m in ('anthropic', 'openai', 'mcp', 'botocore') "
+    code = ("import sys, issuetriage.cli.app, issuetriage.judges.llm, issuetriage.judges.llm.judge, issuetriage.agents.session, "
+            "issuetriage.engine.pipeline; bad = [m for m in ('anthropic', 'openai', 'mcp', 'botocore') "
             "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
     run = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(SRC)},
                          capture_output=True, text=True)
@@ -190,7 +190,7 @@ def test_outage_in_the_engine_still_triages_offline(policy, standin, dummy_env, 
 
 
 def test_bedrock_without_a_region_is_a_config_error(monkeypatch):
-    from issuetriage.llm.providers import make_provider
+    from issuetriage.judges.llm.providers import make_provider
 
     for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
         monkeypatch.delenv(name, raising=False)
@@ -200,7 +200,7 @@ def test_bedrock_without_a_region_is_a_config_error(monkeypatch):
 
 
 def test_configured_judge_is_hybrid_only_when_a_model_is_configured(policy, monkeypatch, tmp_path):
-    from issuetriage.llm import configured_judge
+    from issuetriage.judges.llm import configured_judge
 
     for name in ("MODEL", "PROVIDER", "BASE_URL"):
         monkeypatch.delenv(f"ISSUETRIAGE_LLM_{name}", raising=False)

@@ -8,7 +8,7 @@ import pytest
 from scrub_helpers import block, fake_library, make_issue
 from typer.testing import CliRunner
 
-from issuetriage.cli import _register, app
+from issuetriage.cli.app import _register, app
 from issuetriage.scrub.flow import Options, scrub
 from issuetriage.scrub.model import Outcome
 from issuetriage.scrub.report import save, to_json, to_markdown

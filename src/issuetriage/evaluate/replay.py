@@ -6,11 +6,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from issuetriage.engine import triage_with
+from issuetriage.engine.pipeline import triage_with
 from issuetriage.evaluate.scoring import IssueResult, score_issue
-from issuetriage.judgment import Judge
-from issuetriage.learn.corpus import Corpus, Example
-from issuetriage.learn.train import TrainConfig, train
+from issuetriage.judges.base import Judge
+from issuetriage.judges.learned.corpus import Corpus, Example
+from issuetriage.judges.learned.train import TrainConfig, train
 from issuetriage.policy import Policy
 
 
@@ -49,7 +49,7 @@ def cross_validate(corpus: Corpus, policy: Policy, make_judge: Callable[[Corpus]
 def learned_factory(policy: Policy, base: Judge | None, config: TrainConfig = TrainConfig()
                     ) -> Callable[[Corpus], Judge]:
     """Train-per-fold factory for `cross_validate`."""
-    from issuetriage.learn.judge import LearnedJudge
+    from issuetriage.judges.learned.judge import LearnedJudge
 
     def make(train_corpus: Corpus) -> Judge:
         return LearnedJudge(train(train_corpus, policy, prior=base, config=config), base)

@@ -8,9 +8,9 @@ from typing import Any
 from issuetriage.errors import UserError
 from issuetriage.evaluate.replay import cross_validate, learned_factory, replay
 from issuetriage.evaluate.report import build_report
-from issuetriage.judges import get_judge
-from issuetriage.learn.corpus import load_corpus
-from issuetriage.learn.train import TrainConfig
+from issuetriage.judges.factory import get_judge
+from issuetriage.judges.learned.corpus import load_corpus
+from issuetriage.judges.learned.train import TrainConfig
 from issuetriage.policy import load_profile
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from issuetriage.learn.corpus import Example, content_labels, is_gold_question
+from issuetriage.judges.learned.corpus import Example, content_labels, is_gold_question
 from issuetriage.models import Decision, Plan
 from issuetriage.policy import Policy
 

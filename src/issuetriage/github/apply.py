@@ -1,7 +1,7 @@
 """Apply a guarded plan to GitHub with the fewest calls, in an order a crash cannot spoil.
 
 Decide, then act: `calls_for` turns the difference between the plan and the issue's current
-state (`issuetriage.effects.diff`) into a list of calls; `apply_plan` sends them. Order: body
+state (`issuetriage.engine.effects.diff`) into a list of calls; `apply_plan` sends them. Order: body
 edit (redaction first), the one comment, close, labels (with `bot-triaged`, the "done" marker,
 last), transfer. A run that dies between two writes leaves GitHub in a state from which the
 next run's diff finishes the job: a posted template is recognised by its marker, a present
@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from issuetriage.effects import Effects, diff
+from issuetriage.engine.effects import Effects, diff
 from issuetriage.github import writes
 from issuetriage.github.client import GitHubClient
 from issuetriage.models import Issue, Plan

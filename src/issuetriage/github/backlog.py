@@ -17,10 +17,10 @@ from issuetriage.errors import GitHubClientError, GitHubServerError, UserError
 from issuetriage.github import mirror, reads
 from issuetriage.github.client import PER_PAGE, GitHubClient
 from issuetriage.github.triage import Report, triage_live
-from issuetriage.judgment import Judge
+from issuetriage.judges.base import Judge
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
-from issuetriage.store import Store
+from issuetriage.store.sqlite import Store
 
 WORST_CASE_CALLS = 10  # read issue + comments, body, comment, close, labels, transfer x2, verify x2
 UNITS = {"d": 1, "w": 7, "m": 30, "y": 365}

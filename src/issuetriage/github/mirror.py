@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from issuetriage.store import Store
+from issuetriage.store.sqlite import Store
 
 if TYPE_CHECKING:
     from issuetriage.github.client import RepoLabel

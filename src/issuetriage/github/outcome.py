@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from issuetriage.effects import diff
+from issuetriage.engine.effects import diff
 from issuetriage.github import reads, writes
 from issuetriage.github.client import GitHubClient
-from issuetriage.guard import guard
+from issuetriage.engine.guard import guard
 from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
 

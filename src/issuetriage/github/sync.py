@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from issuetriage.github import mirror, reads
 from issuetriage.github.client import PER_PAGE, GitHubClient, to_issue
-from issuetriage.store import Store
+from issuetriage.store.sqlite import Store
 
 
 @dataclass(frozen=True)

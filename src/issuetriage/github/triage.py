@@ -5,18 +5,18 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from issuetriage.effects import diff
+from issuetriage.engine.effects import diff
 from issuetriage.errors import UserError
-from issuetriage.engine import Outcome as EngineOutcome
-from issuetriage.engine import triage_with
+from issuetriage.engine.pipeline import Outcome as EngineOutcome
+from issuetriage.engine.pipeline import triage_with
 from issuetriage.github import reads
 from issuetriage.github.apply import Applied, Call, apply_plan, plan_calls
 from issuetriage.github.client import GitHubClient
 from issuetriage.github.outcome import Verdict, classify, verify
-from issuetriage.judgment import Judge
+from issuetriage.judges.base import Judge
 from issuetriage.models import Issue
 from issuetriage.policy import Policy, Release
-from issuetriage.store import Store
+from issuetriage.store.sqlite import Store
 
 
 @dataclass(frozen=True)

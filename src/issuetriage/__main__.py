@@ -1,0 +1,3 @@
+from issuetriage.cli.app import main
+
+main()

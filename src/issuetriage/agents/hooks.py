@@ -1,0 +1,197 @@
+"""Claude Code hooks: our guard and target check in front of an agent's GitHub tool calls.
+
+`issuetriage hook pre-tool-use` reads the hook event (JSON on stdin with `tool_name` and
+`tool_input`) and answers with Claude Code's protocol: exit 0 and nothing for calls that write
+nothing; exit 0 with `hookSpecificOutput.permissionDecision = "allow"` (and `updatedInput` when
+the guard trimmed the call) for writes to the target issue; exit 2 with the reason on stderr to
+block. `post-tool-use` adds `bot-triaged` after a write went through.
+https://docs.claude.com/en/docs/claude-code/hooks
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any
+
+from issuetriage.github.auth import redact
+from issuetriage.engine.guard import guard
+from issuetriage.agents.gh_commands import Mutation, Refused, parse, rewrite
+from issuetriage.models import Decision, Issue, Plan
+from issuetriage.policy import Policy
+
+ReadIssue = Callable[[str, int], Issue]
+AddLabel = Callable[[str, int, str], None]
+
+
+@dataclass(frozen=True)
+class HookReply:
+    """What the hook process prints and how it exits."""
+
+    exit_code: int = 0
+    stdout: str = ""
+    stderr: str = ""
+
+
+def target(env: Mapping[str, str]) -> tuple[str, int]:
+    """The one issue this run may write to, from the trusted workflow's environment."""
+    repo, number = env.get("GITHUB_REPOSITORY", ""), env.get("TRIAGE_ISSUE_NUMBER", "")
+    if repo.count("/") != 1 or not all(repo.split("/")):
+        raise Refused("GITHUB_REPOSITORY must be OWNER/NAME")
+    if not (number.isascii() and number.isdigit()) or int(number) <= 0:
+        raise Refused("TRIAGE_ISSUE_NUMBER must be a positive integer")
+    return repo, int(number)
+
+
+def log(env: Mapping[str, str], event: str, message: str) -> None:
+    """Append one line to TRIAGE_HOOK_DEBUG_LOG when it is set; secrets scrubbed."""
+    path = env.get("TRIAGE_HOOK_DEBUG_LOG")
+    if not path:
+        return
+    secrets = tuple(env[k] for k in ("GITHUB_TOKEN", "GH_TOKEN", "GITHUB_APP_PRIVATE_KEY") if env.get(k))
+    line = f"[{datetime.now(timezone.utc).isoformat()}] [{event}] {redact(message, secrets)}\n"
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+    except OSError:
+        pass
+
+
+def _template_of(text: str, policy: Policy) -> str | None:
+    for name, template in policy.templates.items():
+        if policy.template_marker(name) in text or " ".join(template.comment.split()) in " ".join(text.split()):
+            return name
+    return None
+
+
+def proposal(m: Mutation, issue: Issue, policy: Policy) -> tuple[Plan, list[str]]:
+    """The plan this tool call amounts to, and the parts refused before the guard sees them."""
+    refused: list[str] = []
+    templates: tuple[str, ...] = ()
+    if m.comment is not None:
+        name = _template_of(m.comment, policy)
+        if name is None:
+            refused.append("comment: the bot posts only the profile's templates")
+        else:
+            templates = (name,)
+    added = tuple(label for label in m.labels if label not in issue.labels)
+    decision = (Decision.TRANSFER if m.transfer_repo else Decision.CLOSE_QUESTION if m.close
+                else Decision.REQUEST_INFO if templates and not added else Decision.LABEL)
+    plan = Plan(repo=issue.repo, number=issue.number, decision=decision, labels_added=added,
+                templates=templates, close=m.close, body_edit=m.body, transfer_repo=m.transfer_repo)
+    return plan, refused
+
+
+def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
+                 read_issue: ReadIssue) -> HookReply:
+    """Allow, rewrite or block one tool call."""
+    tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
+    try:
+        m = parse(tool, tool_input, env.get("GITHUB_REPOSITORY", ""))
+        if m is None:
+            log(env, "PreToolUse", f"{tool}: not an issue write; no opinion")
+            return HookReply()
+        goal = target(env)
+        if (m.repo, m.number) != goal:
+            raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
+        issue = read_issue(m.repo, m.number)
+        proposed, refused = proposal(m, issue, policy)
+        result = guard(proposed, issue, policy)
+        reasons = refused + [f"{r.item}: {r.reason}" for r in result.rejections]
+        kept = result.plan
+    except Refused as exc:
+        return _block(env, tool, str(exc))
+    except Exception as exc:  # the hook must fail closed, whatever went wrong
+        return _block(env, tool, f"hook could not check the call: {type(exc).__name__}: {exc}")
+    if not kept.has_effect:
+        return _block(env, tool, "; ".join(reasons) or "nothing left to do")
+    marker = policy.bot.bot_triaged  # post-tool-use adds it after the write went through
+    labels = tuple(label for label in kept.labels_added if label != marker or label in m.labels)
+    guarded = replace(m, labels=labels, close=kept.close, body=kept.body_edit,
+                      transfer_repo=kept.transfer_repo,
+                      comment="\n\n".join(policy.render_template(t) for t in kept.templates) or None)
+    changed = _final(guarded, issue, set_semantics=False) != _final(m, issue, m.labels_set)
+    reason = "issuetriage guard: " + ("; ".join(reasons) or "allowed")
+    decision: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                "permissionDecisionReason": reason}
+    if changed:
+        decision["updatedInput"] = rewrite(tool, tool_input, guarded, issue.labels)
+    log(env, "PreToolUse", f"{tool}: allow{' (rewritten)' if changed else ''}: {reason}")
+    return HookReply(0, json.dumps({"hookSpecificOutput": decision}))
+
+
+def _final(m: Mutation, issue: Issue, set_semantics: bool) -> tuple[object, ...]:
+    """What the issue would look like after `m`, for telling a rewrite from a pass-through."""
+    labels = frozenset(m.labels) if set_semantics else frozenset(issue.labels) | frozenset(m.labels)
+    return (labels, m.comment, m.close, m.body, m.transfer_repo)
+
+
+def _block(env: Mapping[str, str], tool: str, reason: str) -> HookReply:
+    log(env, "PreToolUse", f"{tool}: block: {reason}")
+    return HookReply(2, "", f"issuetriage blocked this call: {reason}\n")
+
+
+def post_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
+                  add_label: AddLabel) -> HookReply:
+    """After a write on the target went through, add `bot-triaged` (the marker humans filter on)."""
+    tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
+    try:
+        m = parse(tool, tool_input, env.get("GITHUB_REPOSITORY", ""))
+        goal = target(env) if m is not None else None
+    except Refused as exc:
+        log(env, "PostToolUse", f"{tool}: ignored: {exc}")
+        return HookReply()
+    if m is None or (m.repo, m.number) != goal or _failed(event.get("tool_response")):
+        log(env, "PostToolUse", f"{tool}: nothing to mark")
+        return HookReply()
+    try:
+        add_label(m.repo, m.number, policy.bot.bot_triaged)
+    except Exception as exc:
+        log(env, "PostToolUse", f"{tool}: could not add {policy.bot.bot_triaged}: {exc}")
+        return HookReply(0, json.dumps({"decision": "block", "reason": f"could not add "
+                                        f"{policy.bot.bot_triaged}: {type(exc).__name__}"}))
+    log(env, "PostToolUse", f"{tool}: added {policy.bot.bot_triaged} to {m.repo}#{m.number}")
+    return HookReply(0, json.dumps({"hookSpecificOutput": {
+        "hookEventName": "PostToolUse",
+        "additionalContext": f"issuetriage added {policy.bot.bot_triaged!r} to {m.repo}#{m.number}"}}))
+
+
+def _failed(response: Any) -> bool:
+    if isinstance(response, dict):
+        return bool(response.get("isError") or response.get("is_error") or response.get("error")
+                    or (response.get("exit_code") not in (None, 0)))
+    return False
+
+
+def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = None,
+        policy: Policy | None = None, read_issue: ReadIssue | None = None,
+        add_label: AddLabel | None = None) -> HookReply:
+    """Entry used by the CLI: parse stdin, wire the GitHub client, answer."""
+    from issuetriage.github import reads, writes
+    from issuetriage.github.client import GitHubClient
+    from issuetriage.policy import load_profile
+
+    env = os.environ if env is None else env
+    if isinstance(stdin, bytes):
+        try:
+            stdin = stdin.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            log(env, event_name, f"bad hook input: {exc}")
+            return HookReply(2, "", f"issuetriage hook: stdin is not UTF-8: {exc}\n")
+    try:
+        event = json.loads(stdin or "{}")
+        if not isinstance(event, dict):
+            raise ValueError("not an object")
+    except ValueError as exc:
+        log(env, event_name, f"bad hook input: {exc}")
+        return HookReply(2, "", f"issuetriage hook: invalid JSON on stdin: {exc}\n")
+    policy = policy or load_profile(env.get("ISSUETRIAGE_PROFILE", "pytorch"))
+    log(env, event_name, f"event: {json.dumps(event)[:2000]}")
+    if event_name == "pre-tool-use":
+        read = read_issue or (lambda r, n: reads.fetch_issue(GitHubClient.from_env(env, r), r, n))
+        return pre_tool_use(event, env, policy, read)
+    add = add_label or (lambda r, n, label: writes.add_labels(GitHubClient.from_env(env, r), r, n, (label,)) and None)
+    return post_tool_use(event, env, policy, add)

@@ -1,0 +1,180 @@
+"""Agent mode, without the protocol: what an MCP client may read, and the one write it may ask for.
+
+A `Session` serves read-only views of issues and the policy, and `submit_plan`, which turns the
+agent's plan into a Plan, checks that a close is corroborated by the offline judge, sends it
+through the one guard and only then applies it (or, in a dry run, reports what it would do).
+The protocol layer (`mcp_server`) is a thin shell over this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from issuetriage.engine.effects import diff
+from issuetriage.engine.guard import Rejection, guard
+from issuetriage.judges.base import Judge
+from issuetriage.judges.llm.excerpt import clip, compact, issue_excerpt
+from issuetriage.judges.llm.judge import CLOSING_KINDS
+from issuetriage.judges.llm.prompt import release_context, render_rules
+from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceStep
+from issuetriage.policy import Policy
+from issuetriage.evidence.signals import extract_signals, tokens_of
+
+AGENT = "agent:mcp"
+
+
+class Backend(Protocol):
+    """Where issues come from and where guarded plans go (the store mirror or GitHub)."""
+
+    repo: str
+
+    def issue(self, number: int) -> Issue: ...
+
+    def similar(self, issue: Issue, limit: int) -> list[Issue]: ...
+
+    def apply(self, plan: Plan, issue: Issue, policy: Policy) -> list[str]: ...
+
+
+def similar_by_words(issue: Issue, pool: list[Issue], limit: int) -> list[Issue]:
+    """The pool's issues sharing the most words with `issue` (Jaccard over title and body)."""
+    mine = set(tokens_of(issue.text))
+    scored = []
+    for other in pool:
+        if other.number == issue.number:
+            continue
+        theirs = set(tokens_of(other.text))
+        union = len(mine | theirs) or 1
+        scored.append((len(mine & theirs) / union, other.number, other))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    return [other for score, _, other in scored[:limit] if score > 0]
+
+
+@dataclass
+class Session:
+    """One agent session over one repository, optionally limited to some issue numbers."""
+
+    policy: Policy
+    backend: Backend
+    offline: Judge
+    scope: frozenset[int] | None = None
+    apply: bool = False
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+    def _in_scope(self, number: int) -> bool:
+        return self.scope is None or number in self.scope
+
+    def get_issue(self, number: int) -> dict[str, Any]:
+        issue = self.backend.issue(number)
+        return {"repo": issue.repo, "number": issue.number, "state": issue.state,
+                "labels": list(issue.labels), "comments": len(issue.comments),
+                "untrusted_text": issue_excerpt(issue, max_comments=0),
+                "writable": self._in_scope(number) and not issue.is_pull_request}
+
+    def get_comments(self, number: int, limit: int = 10) -> list[dict[str, Any]]:
+        issue = self.backend.issue(number)
+        return [{"author_association": c.author_association,
+                 "untrusted_text": clip(compact(c.body), 2000)} for c in issue.comments[:limit]]
+
+    def search_similar(self, number: int, limit: int = 5) -> list[dict[str, Any]]:
+        found = self.backend.similar(self.backend.issue(number), max(1, min(limit, 20)))
+        return [{"number": i.number, "title": i.title, "state": i.state, "labels": list(i.labels)}
+                for i in found]
+
+    def read_policy(self) -> str:
+        names = sorted(n for n in self.policy.labels
+                       if not self.policy.forbidden_reason(n) and n not in self.policy.bot_label_names)
+        return "\n\n".join([render_rules(self.policy), release_context(self.policy),
+                            "LABELS\n" + "\n".join(names),
+                            "DECISIONS\n" + ", ".join(d.value for d in Decision)])
+
+    def submit_plan(self, number: int, decision: str, labels: list[str], templates: list[str],
+                    transfer_repo: str | None, reasoning: str) -> dict[str, Any]:
+        """Guard the agent's plan for one issue, then apply it (or report the dry run)."""
+        if not self._in_scope(number):
+            return self._refused(number, "outside the issues this session may change")
+        issue = self.backend.issue(number)
+        if issue.is_pull_request:
+            return self._refused(number, "a pull request; issuetriage triages issues")
+        plan, refused = self._proposal(issue, decision, labels, templates, transfer_repo, reasoning)
+        result = guard(plan, issue, self.policy)
+        effects = diff(result.plan, issue, self.policy)
+        done = self.backend.apply(result.plan, issue, self.policy) if self.apply else []
+        report = {"applied": self.apply and not effects.empty, "plan": result.plan.to_json(),
+                  "effects": effects.describe(), "writes": done,
+                  "rejections": [{"item": r.item, "reason": r.reason}
+                                 for r in (*refused, *result.rejections)]}
+        self.log.append(report)
+        return report
+
+    def _refused(self, number: int, reason: str) -> dict[str, Any]:
+        report = {"applied": False, "plan": None, "effects": [], "writes": [],
+                  "rejections": [{"item": f"#{number}", "reason": reason}]}
+        self.log.append(report)
+        return report
+
+    def _proposal(self, issue: Issue, decision: str, labels: list[str], templates: list[str],
+                  transfer_repo: str | None, reasoning: str) -> tuple[Plan, list[Rejection]]:
+        refused: list[Rejection] = []
+        try:
+            chosen = Decision(decision)
+        except ValueError:
+            refused.append(Rejection(f"decision {decision[:40]!r}", "not a decision of the tree"))
+            chosen = Decision.TRIAGE_REVIEW
+        if chosen in CLOSING_DECISIONS:
+            offline = self.offline.judge(issue, extract_signals(issue), self.policy)
+            if offline.kind not in CLOSING_KINDS:
+                refused.append(Rejection("close", f"not corroborated: the offline judge reads a "
+                                                  f"{offline.kind.value}, not a usage question"))
+                chosen = Decision.TRIAGE_REVIEW
+        wanted = list(labels)
+        if chosen is Decision.TRIAGE_REVIEW:
+            wanted.append(self.policy.bot.triage_review)
+        trace = (TraceStep(step=AGENT, outcome=chosen.value, reason=" ".join(reasoning.split())[:500]),)
+        return Plan(repo=issue.repo, number=issue.number, decision=chosen,
+                    labels_added=tuple(wanted), templates=tuple(templates),
+                    close=chosen in CLOSING_DECISIONS, transfer_repo=transfer_repo or None,
+                    trace=trace), refused
+
+
+class StoreBackend:
+    """Issues from the local store; applying updates the mirror and the audit log."""
+
+    def __init__(self, store: Any, repo: str) -> None:
+        self.store, self.repo = store, repo
+
+    def issue(self, number: int) -> Issue:
+        return self.store.get_issue(self.repo, number)
+
+    def similar(self, issue: Issue, limit: int) -> list[Issue]:
+        return similar_by_words(issue, list(self.store.issues(self.repo)), limit)
+
+    def apply(self, plan: Plan, issue: Issue, policy: Policy) -> list[str]:
+        return self.store.apply(plan, policy, extra={"judge": AGENT}, judge=AGENT).describe()
+
+
+class GitHubBackend:
+    """Issues read from GitHub just before use; guarded plans applied by the GitHub adapter."""
+
+    def __init__(self, client: Any, repo: str, record: Callable[[Plan, bool], None] | None = None) -> None:
+        self.client, self.repo, self.record = client, repo, record
+
+    def issue(self, number: int) -> Issue:
+        from issuetriage.github.reads import fetch_issue
+
+        return fetch_issue(self.client, self.repo, number)
+
+    def similar(self, issue: Issue, limit: int) -> list[Issue]:
+        from issuetriage.github.reads import similar_issues
+
+        return [i for i in similar_issues(self.client, self.repo, issue.title, limit + 1)
+                if i.number != issue.number][:limit]
+
+    def apply(self, plan: Plan, issue: Issue, policy: Policy) -> list[str]:
+        from issuetriage.github.apply import apply_plan
+
+        applied = apply_plan(self.client, plan, issue, policy)
+        if self.record:
+            self.record(plan, True)
+        return [call.describe() for call in applied.calls]

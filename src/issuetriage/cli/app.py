@@ -1,0 +1,77 @@
+"""The `issuetriage` command: a thin shell that parses arguments and calls one library function.
+
+Each feature registers its commands from its own module, listed in COMMAND_MODULES.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+try:  # typer >= 0.29 vendors its own click; older releases use the click package
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - depends on the installed typer
+    import click.exceptions as click_exceptions  # type: ignore[no-redef]
+
+from issuetriage.errors import TriageError
+
+app = typer.Typer(
+    name="issuetriage",
+    help="Triage GitHub issues with a fixed decision tree, policy as data and one guard.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+COMMAND_MODULES = (
+    "issuetriage.cli.engine",
+    "issuetriage.cli.profile",
+    "issuetriage.cli.llm",
+    "issuetriage.cli.github",
+    "issuetriage.cli.learn",
+    "issuetriage.cli.scrub",
+)
+
+
+def _register() -> None:
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(app)
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print a one-line error and exit: the only way commands report failures."""
+    first = " ".join(str(message).split())
+    typer.echo(f"error: {first}", err=True)
+    raise SystemExit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app, turning our errors into one line and exit code 2."""
+    _register()
+    try:
+        # standalone_mode=False returns a command's typer.Exit code instead of raising it
+        code = app(args=argv, standalone_mode=False)
+        if isinstance(code, int) and code:
+            raise SystemExit(code)
+    except TriageError as exc:
+        fail(str(exc), exc.exit_code)
+    except typer.Abort:
+        fail("aborted", 130)
+    except click_exceptions.NoArgsIsHelpError as exc:
+        typer.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        raise SystemExit(0) from None
+    except click_exceptions.ClickException as exc:
+        fail(exc.format_message(), exc.exit_code)
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    except BrokenPipeError:
+        sys.stderr.close()
+        raise SystemExit(1) from None
+
+
+if __name__ == "__main__":
+    main()

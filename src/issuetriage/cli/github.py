@@ -1,0 +1,232 @@
+"""GitHub commands: triage, sync, labels, backlog, init-workflows and the Claude Code hooks."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from issuetriage.errors import UserError
+from issuetriage.policy import load_profile
+from issuetriage.cli.options import JudgeOpt, ModelOpt, ProfileOpt, StoreOpt
+
+if TYPE_CHECKING:
+    from issuetriage.github.triage import Report
+
+
+
+def parse_ref(ref: str) -> tuple[str, int]:
+    """`OWNER/REPO#N` → (OWNER/REPO, N)."""
+    match = re.fullmatch(r"([\w.-]+/[\w.-]+)#(\d+)", ref.strip())
+    if not match:
+        raise UserError(f"{ref!r}: expected OWNER/REPO#NUMBER")
+    return match.group(1), int(match.group(2))
+
+
+def check_repo(repo: str) -> str:
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
+        raise UserError(f"{repo!r}: expected OWNER/REPO")
+    return repo
+
+
+def _client(repo: str):  # noqa: ANN202
+    from issuetriage.github.client import GitHubClient
+    return GitHubClient.from_env(repo=repo)
+
+
+def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path | None,
+               store_path: Path | None, keep_subscription: bool, as_json: bool) -> int:
+    """Run one live triage; returns the exit code (1 when the outcome check says no_action)."""
+    from issuetriage.github.triage import release_policy, triage_live
+    from issuetriage.judges.factory import get_judge
+    from issuetriage.store.sqlite import Store
+
+    repo, number = parse_ref(ref)
+    judge = get_judge(judge_name, model, profile=profile)
+    client = _client(repo)
+    policy = release_policy(client, repo, load_profile(profile))
+    store = Store(store_path) if store_path else None
+    try:
+        report = triage_live(client, repo, number, policy, judge, apply=apply, store=store,
+                             keep_subscription=keep_subscription)
+    finally:
+        if store:
+            store.close()
+    if as_json:
+        typer.echo(json.dumps(report_json(report, apply), indent=2))
+    else:
+        typer.echo(report_text(report, apply))
+    return 0 if report.verdict is None or report.verdict.ok else 1
+
+
+def report_json(report: Report, apply: bool) -> dict[str, object]:
+    verdict = report.verdict
+    return {"plan": report.result.plan.to_json(), "calls": [c.__dict__ for c in report.calls],
+            "applied": apply, "already_done": report.already_done, "api_calls": report.api_calls,
+            "outcome": verdict.outcome.value if verdict else None,
+            "fixed": list(verdict.fixed) if verdict else [], "missing": list(verdict.missing) if verdict else []}
+
+
+def report_text(report: Report, apply: bool) -> str:
+    from issuetriage.cli.render import plan_text
+
+    if report.already_done:
+        lines = [f"{report.before.ref}: already handled by the bot (it carries the done marker); nothing to write"]
+    else:
+        lines = [plan_text(report.result.plan), "",
+                 f"{'calls made' if apply else 'calls it would make (dry run; --apply to send)'}:"]
+        lines += [f"  {call.describe()}" for call in report.calls]
+        lines += [] if report.calls else ["  none: GitHub already shows everything in the plan"]
+    if report.verdict:
+        v = report.verdict
+        lines += ["", f"outcome: {v.outcome.value}"
+                  + (f"; marker labels written by the check: {list(v.fixed)}" if v.fixed else "")
+                  + (f"; NOT on GitHub: {', '.join(v.missing)}" if v.missing else "")]
+    lines.append(f"API calls: {report.api_calls}")
+    return "\n".join(lines)
+
+
+def register(app: typer.Typer) -> None:
+    """Attach this module's commands to the main app."""
+
+    @app.command("triage")
+    def triage(
+        ref: Annotated[str, typer.Argument(help="OWNER/REPO#NUMBER")],
+        apply: Annotated[bool, typer.Option("--apply", help="Write to GitHub (default: dry run).")] = False,
+        profile: ProfileOpt = "pytorch",
+        judge: JudgeOpt = "auto",
+        model: ModelOpt = None,
+        store: Annotated[Optional[Path], typer.Option("--store", help="Also record in this store.")] = None,
+        keep_subscription: Annotated[bool, typer.Option(
+            "--keep-subscription", help="Restore your notification subscription after writing.")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    ) -> None:
+        """Triage one live issue; exits 1 on a no_action outcome. Example: issuetriage triage pytorch/pytorch#123"""
+        code = triage_cmd(ref, apply, profile, judge, model, store, keep_subscription, as_json)
+        if code:
+            sys.exit(code)
+
+    @app.command("sync")
+    def sync_cmd(
+        repo: Annotated[str, typer.Argument(help="OWNER/REPO")],
+        store: StoreOpt = Path("issuetriage.db"),
+        since: Annotated[Optional[str], typer.Option("--since", help="ISO date; default: since the last sync.")] = None,
+    ) -> None:
+        """Mirror issues, comments and labels into the store. Example: issuetriage sync pytorch/pytorch --store t.db"""
+        from issuetriage.github.sync import sync
+        from issuetriage.store.sqlite import Store
+
+        check_repo(repo)
+        if since and not re.fullmatch(r"\d{4}-\d{2}-\d{2}(T[\d:]+Z?)?", since):
+            raise UserError(f"--since {since!r}: expected YYYY-MM-DD or an ISO timestamp")
+        client = _client(repo)
+        with Store(store) as db, Progress(console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task(f"syncing {repo}", total=None)
+            report = sync(client, db, repo, since, on_issue=lambda n: progress.advance(task))
+        state = "unchanged (304)" if report.not_modified else f"{report.issues} issue(s), {report.comments} comment(s)"
+        typer.echo(f"synced {repo}: {state}, {report.labels} label(s), {len(client.calls)} API call(s)")
+
+    labels_app = typer.Typer(help="Compare and sync the profile's labels with a repository.", no_args_is_help=True)
+
+    def _labels(repo: str, profile: str, apply: bool) -> None:
+        from issuetriage.github.labels import diff_labels, sync_labels
+        from issuetriage.github.reads import repo_labels
+
+        check_repo(repo)
+        client = _client(repo)
+        policy = load_profile(profile)
+        found = diff_labels(policy, repo_labels(client, repo))
+        for name in found.missing:
+            typer.echo(f"missing  {name}")
+        for old, new in found.renamed:
+            typer.echo(f"renamed  {old} -> {new}")
+        for name, have, want in found.drift:
+            typer.echo(f"drift    {name}: {have!r} -> {want!r}")
+        for name in found.extra:
+            typer.echo(f"extra    {name} (kept)")
+        if apply:
+            typer.echo(f"applied {sync_labels(client, repo, policy, found)} change(s); nothing deleted")
+        elif not found.clean:
+            typer.echo("dry run: `labels sync --apply` creates, renames and updates (never deletes)")
+
+    @labels_app.command("diff")
+    def labels_diff(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch") -> None:
+        """Catalog vs repo labels. Example: issuetriage labels diff pytorch/pytorch"""
+        _labels(repo, profile, False)
+
+    @labels_app.command("sync")
+    def labels_sync(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch",
+                    apply: Annotated[bool, typer.Option("--apply")] = False) -> None:
+        """Create/update the catalog's labels. Example: issuetriage labels sync pytorch/pytorch --apply"""
+        _labels(repo, profile, apply)
+
+    app.add_typer(labels_app, name="labels")
+
+    @app.command("backlog")
+    def backlog_cmd(
+        repo: Annotated[str, typer.Argument(help="OWNER/REPO")],
+        label: Annotated[Optional[str], typer.Option("--label", help="Only issues with this label.")] = None,
+        older_than: Annotated[Optional[str], typer.Option("--older-than", help="Like 3m, 2w, 10d.")] = None,
+        limit: Annotated[int, typer.Option("--limit", min=1)] = 50,
+        budget: Annotated[int, typer.Option("--budget", min=1, help="Most API calls to spend.")] = 500,
+        apply: Annotated[bool, typer.Option("--apply")] = False,
+        store: StoreOpt = Path("issuetriage.db"),
+        profile: ProfileOpt = "pytorch",
+        judge: JudgeOpt = "auto",
+        model: ModelOpt = None,
+    ) -> None:
+        """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog pytorch/pytorch --limit 20 --apply"""
+        from issuetriage.github.backlog import backlog, parse_age
+        from issuetriage.judges.factory import get_judge
+        from issuetriage.store.sqlite import Store
+
+        check_repo(repo)
+        age = parse_age(older_than) if older_than else None
+        judge_obj = get_judge(judge, model, profile=profile)
+        client = _client(repo)
+        with Store(store) as db:
+            result = backlog(client, db, repo, load_profile(profile), judge_obj, label, age, limit, budget, apply)
+        for r in result.reports:
+            outcome = r.verdict.outcome.value if r.verdict else "dry run"
+            typer.echo(f"#{r.before.number}\t{r.result.plan.decision.value}\t{outcome}\t{len(r.calls)} write(s)")
+        for number, message in result.failed:
+            typer.echo(f"#{number}\tfailed: {message}", err=True)
+        typer.echo(f"{len(result.reports)} issue(s) {'triaged' if apply else 'planned'}, "
+                   f"{result.skipped_budget} left for the next run (budget), {len(client.calls)} API call(s)")
+        if result.failed:
+            sys.exit(1)
+
+    @app.command("init-workflows")
+    def init_workflows(
+        directory: Annotated[Path, typer.Argument(help="Usually .github/workflows")],
+        install: Annotated[str, typer.Option("--install", help="pip requirement to install.")] = "issuetriage",
+        profile: ProfileOpt = "pytorch",
+        environment: Annotated[str, typer.Option("--environment", help="Protected environment.")] = "issue-triage",
+        force: Annotated[bool, typer.Option("--force")] = False,
+    ) -> None:
+        """Write the two-stage triage workflows and the backlog sweep. Example: issuetriage init-workflows .github/workflows"""
+        from issuetriage.github.workflows import write
+
+        for path in write(directory, force=force, install=install, profile=profile, environment=environment):
+            typer.echo(f"wrote {path}")
+
+    @app.command("hook")
+    def hook(event: Annotated[str, typer.Argument(help="pre-tool-use or post-tool-use")]) -> None:
+        """Claude Code hook: guard GitHub tool calls (JSON on stdin). Example: issuetriage hook pre-tool-use"""
+        from issuetriage.agents.hooks import run
+
+        if event not in {"pre-tool-use", "post-tool-use"}:
+            raise UserError(f"unknown hook {event!r} (pre-tool-use or post-tool-use)")
+        reply = run(event, sys.stdin.buffer.read())  # bytes: undecodable input blocks, never crashes
+        if reply.stdout:
+            sys.stdout.write(reply.stdout + "\n")
+        if reply.stderr:
+            sys.stderr.write(reply.stderr)
+        if reply.exit_code:
+            sys.exit(reply.exit_code)

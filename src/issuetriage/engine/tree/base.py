@@ -1,0 +1,84 @@
+"""What a decision-tree step sees (Context) and what it returns (Outcome)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+from issuetriage.judges.base import Judgment, LabelScore
+from issuetriage.models import Decision, Issue
+from issuetriage.policy import Policy
+from issuetriage.evidence.signals import Signals
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a step may read; steps never do I/O."""
+
+    issue: Issue
+    signals: Signals
+    judgment: Judgment
+    policy: Policy
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One step's conclusion. `stop` ends the content steps (the finishing steps still run);
+    `reset` drops what earlier steps proposed (a redirect carries one oncall label only)."""
+
+    reason: str
+    decision: Decision | None = None
+    labels: tuple[str, ...] = ()
+    templates: tuple[str, ...] = ()
+    close: bool = False
+    body_edit: str | None = None
+    transfer_repo: str | None = None
+    stop: bool = False
+    review: bool = False
+    reset: bool = False
+
+
+@dataclass
+class Draft:
+    """The plan being assembled as the steps run, in order."""
+
+    decision: Decision | None = None
+    labels: list[str] = field(default_factory=list)
+    templates: list[str] = field(default_factory=list)
+    close: bool = False
+    body_edit: str | None = None
+    transfer_repo: str | None = None
+    review: bool = False
+    stopped: bool = False
+
+    def add(self, outcome: Outcome) -> None:
+        """Fold one step's outcome into the draft."""
+        if outcome.reset:
+            self.labels.clear()
+            self.templates.clear()
+        if outcome.decision is not None:
+            self.decision = outcome.decision
+        for label in outcome.labels:
+            if label not in self.labels:
+                self.labels.append(label)
+        for name in outcome.templates:
+            if name not in self.templates:
+                self.templates.append(name)
+        self.close = self.close or outcome.close
+        self.body_edit = outcome.body_edit if outcome.body_edit is not None else self.body_edit
+        self.transfer_repo = outcome.transfer_repo or self.transfer_repo
+        self.review = self.review or outcome.review
+        self.stopped = self.stopped or outcome.stop
+
+
+def routed_by_implication(ctx: Context, queues: Collection[str]) -> tuple[str, LabelScore] | None:
+    """The first of `queues` that a label confident enough to route implies (`labels.toml`
+    `implies`), with that label: `module: dtensor` is distributed's. None when there is none."""
+    for score in ctx.judgment.confident(ctx.policy.meta.thresholds.route):
+        queue = next((q for q in ctx.policy.implied([score.name]) if q in queues), None)
+        if queue is not None:
+            return queue, score
+    return None
+
+
+Step = Callable[[Context, Draft], "Outcome | None"]

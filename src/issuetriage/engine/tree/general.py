@@ -1,0 +1,43 @@
+"""Step 4: the general queue gets module labels (specific over generic) and at most one type label."""
+
+from __future__ import annotations
+
+from issuetriage.judges.base import Kind
+from issuetriage.models import Decision
+from issuetriage.engine.tree.base import Context, Draft, Outcome
+
+MAX_MODULES = 3
+_TYPE_CONFIDENCE = 0.8
+
+
+def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
+    """Module labels (and the labels they imply), commonly missed labels and one type label;
+    abstain when no module label is confident (or came from step 1.6)."""
+    policy, judgment = ctx.policy, ctx.judgment
+    threshold = policy.meta.thresholds.label
+    confident = [s for s in judgment.confident(threshold)
+                 if s.name in policy.labels and not policy.is_oncall(s.name)
+                 and s.name not in policy.meta.type_labels and s.name not in policy.bot_label_names]
+    modules = [s.name for s in confident if s.name.startswith("module:")][:MAX_MODULES]
+    others = [s.name for s in confident if not s.name.startswith("module:")]
+    labels = modules + others
+    labels += [label for label in policy.implied(labels) if not policy.is_oncall(label)]
+    type_label = _type_label(ctx)
+    if type_label:
+        labels.append(type_label)
+    if not any(label.startswith("module:") for label in (*modules, *draft.labels)):
+        return Outcome("no module label is confident enough: a human should route it",
+                       Decision.TRIAGE_REVIEW, labels=tuple(labels), review=True)
+    why = "; ".join(f"{s.name} ({s.confidence:.2f}{': ' + s.reason if s.reason else ''})"
+                    for s in confident[:6])
+    return Outcome(f"general queue: {why}" if why else "general queue", Decision.LABEL,
+                   labels=tuple(labels))
+
+
+def _type_label(ctx: Context) -> str | None:
+    """At most one of the profile's type labels, for feature requests only."""
+    if ctx.judgment.kind is not Kind.FEATURE or ctx.judgment.kind_confidence < _TYPE_CONFIDENCE:
+        return None
+    scored = [(ctx.judgment.score(name), name) for name in ctx.policy.meta.type_labels]
+    best_score, best = max(scored, default=(0.0, None))
+    return best if best and best_score >= ctx.policy.meta.thresholds.label else None

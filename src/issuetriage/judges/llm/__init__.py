@@ -1,0 +1,49 @@
+"""The LLM judge: Claude (API or Bedrock) or any OpenAI-compatible model, behind the same guard.
+
+`make_judge(config)` builds the judge `issuetriage eval --judge llm` and the engine use;
+`configured_judge(policy)` is the hybrid judge when a model is configured, else None.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from issuetriage.judges.base import Judge
+from issuetriage.judges.llm.config import LLMConfig, default_cache_dir, load_config
+from issuetriage.judges.llm.prompt import PROMPT_VERSION
+from issuetriage.policy import Policy
+
+__all__ = ["PROMPT_VERSION", "LLMConfig", "configured_judge", "load_config", "make_judge"]
+
+
+def _offline_judge(model_dir: str | Path | None) -> Judge:
+    from issuetriage.judges.factory import get_judge
+
+    return get_judge("learned" if model_dir else "heuristic", model_dir)
+
+
+def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"] = "llm",
+               offline: Judge | None = None, cache: bool = True,
+               model_dir: str | Path | None = None, profile_root: Path | None = None) -> Judge:
+    """The LLM judge (every issue asked) or the hybrid judge (only unsure ones), from a config
+    (default: the profile's llm.toml and the environment). The offline judge (heuristic, or the
+    learned one when `model_dir` is given) supplies candidates, the fallback and hybrid routing."""
+    from issuetriage.errors import ConfigError
+    from issuetriage.judges.llm.cache import AnswerCache
+    from issuetriage.judges.llm.judge import HybridJudge, LLMJudge
+    from issuetriage.judges.llm.providers import make_provider
+
+    config = config or load_config(profile_root)
+    if config is None:
+        raise ConfigError("no LLM configured: set ISSUETRIAGE_LLM_MODEL (and the provider's key)")
+    offline = offline or _offline_judge(model_dir)
+    store = AnswerCache(default_cache_dir(config)) if cache else None
+    llm = LLMJudge(make_provider(config), config.cost, store, offline)
+    return HybridJudge(offline, llm, config.hybrid_threshold) if mode == "hybrid" else llm
+
+
+def configured_judge(policy: Policy) -> Judge | None:
+    """The default judge when a model is configured (hybrid), else None (offline only)."""
+    config = load_config(policy.root)
+    return make_judge(config, mode="hybrid", profile_root=policy.root) if config else None

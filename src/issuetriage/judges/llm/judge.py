@@ -1,0 +1,147 @@
+"""The LLM judge and the hybrid judge.
+
+One call per issue; the answer is validated against the schema, retried once if it is not valid,
+then sent to review. Answers are cached. An outage degrades to the offline judge, visibly: the
+judgment's `judge` field says so and the audit log records it. A closing verdict needs the
+offline judge's agreement on the kind, so an issue that talks the model into "just a question,
+close it" is not closed on the model's word alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from issuetriage.judges.base import Judge, Judgment, Kind
+from issuetriage.judges.llm.cache import AnswerCache
+from issuetriage.judges.llm.prompt import Prompt, build_prompt
+from issuetriage.judges.llm.providers import Provider, ProviderOutage
+from issuetriage.judges.llm.schema import SchemaViolation, parse_answer, to_judgment
+from issuetriage.models import Issue
+from issuetriage.policy import Policy
+from issuetriage.evidence.signals import Signals
+
+INVALID_ANSWER = "llm_invalid_answer"
+CLOSING_KINDS = frozenset({Kind.QUESTION, Kind.EXPECTED_BEHAVIOR})
+Pricer = Callable[[int, int], float]
+
+
+def offline_confident(judgment: Judgment, threshold: float) -> bool:
+    """The offline judge decides alone when it is sure of the kind and, for bugs and feature
+    requests, sure of at least one label or transfer."""
+    if judgment.kind is Kind.UNCLEAR or judgment.kind_confidence < threshold:
+        return False
+    if judgment.kind in (Kind.BUG, Kind.FEATURE):
+        return bool(judgment.confident(threshold)) or judgment.transfer_confidence >= threshold
+    return True
+
+
+def corroborate_close(judgment: Judgment, offline: Judgment | None, policy: Policy) -> Judgment:
+    """Keep a closing kind below the close threshold unless the offline judge saw the same kind."""
+    if judgment.kind not in CLOSING_KINDS or (offline is not None and offline.kind == judgment.kind):
+        return judgment
+    ceiling = max(policy.meta.thresholds.question_close - 0.05, 0.0)
+    if judgment.kind_confidence <= ceiling:
+        return judgment
+    note = " Close not corroborated by the offline judge; confidence capped."
+    return judgment.model_copy(update={"kind_confidence": ceiling,
+                                       "reasoning": judgment.reasoning + note})
+
+
+def degraded(offline: Judgment, error: Exception) -> Judgment:
+    """The offline judgment, marked as a fallback so the audit log shows the outage."""
+    return offline.model_copy(update={
+        "judge": f"{offline.judge}:llm-outage",
+        "reasoning": f"LLM unavailable ({error}); the offline judge decided. {offline.reasoning}".strip(),
+    })
+
+
+def review(judge: str, error: str, tokens_in: int, tokens_out: int, cost: float) -> Judgment:
+    """Two invalid answers: a human looks (`triage review`), and the spend is still recorded.
+    The kind is unknown; BUG at zero confidence keeps the tree from closing the issue or asking
+    the reporter for details (it was the model that failed, not them)."""
+    return Judgment(judge=judge, kind=Kind.BUG, kind_confidence=0.0,
+                    escalate_reasons=(INVALID_ANSWER,),
+                    reasoning=f"The model's answer failed the schema twice ({error}).",
+                    tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
+
+
+class LLMJudge:
+    """A model answers the tree's questions; the offline judge supplies candidates and fallback."""
+
+    def __init__(self, provider: Provider, pricer: Pricer, cache: AnswerCache | None = None,
+                 offline: Judge | None = None) -> None:
+        self.provider, self.pricer, self.cache, self.offline = provider, pricer, cache, offline
+        self.name = f"llm:{provider.model}"
+
+    def judge(self, issue: Issue, signals: Signals, policy: Policy) -> Judgment:
+        offline = self.offline.judge(issue, signals, policy) if self.offline else None
+        try:
+            return self.ask(issue, signals, policy, offline)
+        except ProviderOutage as exc:
+            if offline is None:
+                raise
+            return degraded(offline, exc)
+
+    def ask(self, issue: Issue, signals: Signals, policy: Policy,
+            offline: Judgment | None) -> Judgment:
+        """One validated answer (cached, or bought with at most two calls); raises ProviderOutage."""
+        prompt = build_prompt(issue, signals, policy, offline)
+        judgment = self._cached(prompt, policy) or self._call(prompt, policy)
+        return corroborate_close(judgment, offline, policy)
+
+    def _cached(self, prompt: Prompt, policy: Policy) -> Judgment | None:
+        if self.cache is None:
+            return None
+        hit = self.cache.get(prompt.digest, prompt.version, self.provider.model)
+        if hit is None:
+            return None
+        try:
+            answer = parse_answer(hit.answer, prompt.labels, prompt.templates, prompt.transfer_repos)
+        except SchemaViolation:
+            return None
+        return to_judgment(answer, policy, f"{self.name}:cached")
+
+    def _call(self, prompt: Prompt, policy: Policy) -> Judgment:
+        spent_in = spent_out = 0
+        error: str | None = None
+        for _ in range(2):
+            reply = self.provider.complete(prompt, retry_error=error)
+            spent_in, spent_out = spent_in + reply.tokens_in, spent_out + reply.tokens_out
+            try:
+                answer = parse_answer(reply.payload, prompt.labels, prompt.templates,
+                                      prompt.transfer_repos)
+            except SchemaViolation as exc:
+                error = str(exc)
+                continue
+            if self.cache is not None:
+                self.cache.put(prompt.digest, prompt.version, self.provider.model,
+                               answer.model_dump(mode="json"), reply.tokens_in, reply.tokens_out)
+            return to_judgment(answer, policy, self.name, spent_in, spent_out,
+                               self.pricer(spent_in, spent_out))
+        return review(f"{self.name}:invalid", error or "", spent_in, spent_out,
+                      self.pricer(spent_in, spent_out))
+
+
+class HybridJudge:
+    """The offline judge decides when confident; below the threshold the model is asked."""
+
+    name = "hybrid"
+
+    def __init__(self, offline: Judge, llm: LLMJudge, threshold: float) -> None:
+        self.offline, self.llm, self.threshold = offline, llm, threshold
+
+    def judge(self, issue: Issue, signals: Signals, policy: Policy) -> Judgment:
+        offline = self.offline.judge(issue, signals, policy)
+        if offline_confident(offline, self.threshold):
+            return offline
+        try:
+            return self.llm.ask(issue, signals, policy, offline)
+        except ProviderOutage as exc:
+            return degraded(offline, exc)
+
+
+def audit_extra(judgment: Judgment) -> dict[str, object]:
+    """What the audit log records about who decided and what it cost."""
+    return {"judge": judgment.judge, "tokens_in": judgment.tokens_in,
+            "tokens_out": judgment.tokens_out, "cost_usd": judgment.cost_usd}
+

@@ -1,0 +1,144 @@
+"""One seam per model provider: send a Prompt, get back the form's payload and token counts.
+
+Anthropic (API or Bedrock) answers through a forced tool call; OpenAI-compatible servers (vLLM,
+Ollama, llama.cpp, OpenAI) through a strict JSON-schema response format. SDKs are imported
+lazily so the core runs without them. Outages become ProviderOutage (the judge degrades to the
+offline judge); other client errors (bad key, unknown model) are LLMErrors the user must fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from issuetriage.errors import ConfigError, LLMError
+from issuetriage.judges.llm.config import LLMConfig
+from issuetriage.judges.llm.prompt import TOOL_NAME, Prompt
+
+RETRY_NOTE = ("Your previous answer did not match the form ({error}). Call `{tool}` once, with "
+              "every field present and only the allowed values.")
+
+
+class ProviderOutage(LLMError):
+    """The provider could not be reached or is overloaded: degrade, do not stop."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What came back: the form's payload (dict, JSON text or None) and what it cost in tokens."""
+
+    payload: Any
+    tokens_in: int
+    tokens_out: int
+
+
+class Provider(Protocol):
+    """Anything that can answer a Prompt."""
+
+    model: str
+
+    def complete(self, prompt: Prompt, retry_error: str | None = None) -> Reply:
+        """Send the prompt (with a correction note when retrying) and return the reply."""
+        ...
+
+
+def _user_text(prompt: Prompt, retry_error: str | None) -> str:
+    if retry_error is None:
+        return prompt.user
+    return prompt.user + "\n\n" + RETRY_NOTE.format(error=retry_error, tool=TOOL_NAME)
+
+
+def _is_outage(status: int | None) -> bool:
+    return status is None or status in {408, 409, 429} or status >= 500
+
+
+class AnthropicProvider:
+    """Claude through the Messages API, on Anthropic or on Bedrock (same SDK, other client).
+    https://docs.anthropic.com/en/api/messages"""
+
+    def __init__(self, client: Any, model: str, max_tokens: int = 1024) -> None:
+        self.client, self.model, self.max_tokens = client, model, max_tokens
+
+    def complete(self, prompt: Prompt, retry_error: str | None = None) -> Reply:
+        import anthropic
+
+        tool = {"name": TOOL_NAME, "description": "Submit the triage form for this issue.",
+                "input_schema": prompt.schema}
+        try:
+            message = self.client.messages.create(
+                model=self.model, max_tokens=self.max_tokens, system=prompt.system, tools=[tool],
+                tool_choice={"type": "tool", "name": TOOL_NAME},
+                messages=[{"role": "user", "content": _user_text(prompt, retry_error)}],
+            )
+        except anthropic.APIStatusError as exc:
+            _raise(exc.status_code, f"anthropic: {exc.status_code} {exc.message}")
+        except anthropic.APIConnectionError as exc:
+            raise ProviderOutage(f"anthropic: cannot connect: {exc}") from None
+        payload = next((b.input for b in message.content if b.type == "tool_use"), None)
+        if payload is None:
+            payload = "".join(getattr(b, "text", "") for b in message.content)
+        usage = message.usage
+        return Reply(payload, usage.input_tokens or 0, usage.output_tokens or 0)
+
+
+class OpenAICompatibleProvider:
+    """Any chat-completions server with JSON-schema output: OpenAI, vLLM, Ollama, llama.cpp.
+    https://platform.openai.com/docs/api-reference/chat/create"""
+
+    def __init__(self, client: Any, model: str, max_tokens: int = 1024) -> None:
+        self.client, self.model, self.max_tokens = client, model, max_tokens
+
+    def complete(self, prompt: Prompt, retry_error: str | None = None) -> Reply:
+        import openai
+
+        try:
+            completion = self.client.chat.completions.create(
+                model=self.model, max_tokens=self.max_tokens, temperature=0,
+                messages=[{"role": "system", "content": prompt.system},
+                          {"role": "user", "content": _user_text(prompt, retry_error)}],
+                response_format={"type": "json_schema", "json_schema": {
+                    "name": TOOL_NAME, "schema": prompt.schema, "strict": True}},
+            )
+        except openai.APIStatusError as exc:
+            _raise(exc.status_code, f"openai-compatible: {exc.status_code} {exc.message}")
+        except openai.APIConnectionError as exc:
+            raise ProviderOutage(f"openai-compatible: cannot connect: {exc}") from None
+        choice = completion.choices[0] if completion.choices else None
+        payload = choice.message.content if choice and choice.message else None
+        usage = completion.usage
+        return Reply(payload, getattr(usage, "prompt_tokens", 0) or 0,
+                     getattr(usage, "completion_tokens", 0) or 0)
+
+
+def _raise(status: int | None, message: str) -> None:
+    if _is_outage(status):
+        raise ProviderOutage(message) from None
+    raise LLMError(message) from None
+
+
+def _require(module: str, extra: str) -> Any:
+    try:
+        return __import__(module)
+    except ImportError:
+        raise ConfigError(f"the {extra!r} provider needs its SDK: pip install "
+                          f"'issuetriage[{extra}]'") from None
+
+
+def make_provider(config: LLMConfig) -> Provider:
+    """Build the provider a config names; keys come only from the environment."""
+    common = {"max_retries": config.max_retries, "timeout": config.timeout}
+    if config.provider == "anthropic":
+        sdk = _require("anthropic", "anthropic")
+        client = sdk.Anthropic(api_key=config.api_key(), base_url=config.base_url, **common)
+        return AnthropicProvider(client, config.model, config.max_tokens)
+    if config.provider == "bedrock":
+        sdk = _require("anthropic", "bedrock")
+        try:
+            client = sdk.AnthropicBedrock(aws_region=config.region, base_url=config.base_url, **common)
+        except ValueError as exc:  # no region, or a token and keys at once
+            raise ConfigError(f"bedrock: {exc}") from None
+        return AnthropicProvider(client, config.model, config.max_tokens)
+    sdk = _require("openai", "openai")
+    client = sdk.OpenAI(api_key=config.api_key() or "unused", base_url=config.base_url, **common)
+    return OpenAICompatibleProvider(client, config.model, config.max_tokens)
+

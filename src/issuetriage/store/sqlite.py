@@ -1,0 +1,343 @@
+"""The local SQLite mirror: issues, comments, and the audit log of every plan with its trace.
+
+Schema changes are numbered migrations recorded in `schema_migrations`, all listed here so any
+store opens in any command. Every write is one transaction: all or nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from issuetriage.engine.effects import Effects, diff
+from issuetriage.errors import StoreError, UserError, first_problem
+from issuetriage.judges.base import Judgment
+from issuetriage.models import Comment, Issue, Plan
+from issuetriage.policy import Policy
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+MIGRATIONS: list[Migration] = [
+    Migration(1, "issues, comments and audit", """
+        CREATE TABLE issues (
+            repo TEXT NOT NULL, number INTEGER NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL,
+            state TEXT NOT NULL, author TEXT NOT NULL, author_association TEXT NOT NULL,
+            created_at TEXT, labels TEXT NOT NULL, is_pull_request INTEGER NOT NULL,
+            locked INTEGER NOT NULL, transferred_to TEXT, PRIMARY KEY (repo, number));
+        CREATE TABLE comments (
+            repo TEXT NOT NULL, number INTEGER NOT NULL, idx INTEGER NOT NULL, author TEXT NOT NULL,
+            body TEXT NOT NULL, created_at TEXT, author_association TEXT NOT NULL,
+            PRIMARY KEY (repo, number, idx));
+        CREATE TABLE audit (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, repo TEXT NOT NULL, number INTEGER NOT NULL,
+            recorded_at TEXT NOT NULL, judge TEXT NOT NULL, decision TEXT NOT NULL,
+            plan TEXT NOT NULL, effects TEXT NOT NULL, applied INTEGER NOT NULL, extra TEXT NOT NULL);
+        CREATE INDEX audit_issue ON audit (repo, number);
+    """),
+    Migration(2, "github sync cursors, repo labels and backlog progress", """
+    CREATE TABLE github_sync (
+        repo TEXT PRIMARY KEY, since TEXT, etag TEXT, synced_at TEXT NOT NULL);
+    CREATE TABLE github_labels (
+        repo TEXT NOT NULL, name TEXT NOT NULL, color TEXT NOT NULL, description TEXT NOT NULL,
+        PRIMARY KEY (repo, name));
+    CREATE TABLE github_backlog (
+        repo TEXT NOT NULL, number INTEGER NOT NULL, outcome TEXT NOT NULL, finished_at TEXT NOT NULL,
+        PRIMARY KEY (repo, number))
+"""),
+]
+
+
+BOT_AUTHOR = "issuetriage[bot]"
+
+
+class Store:
+    """A SQLite file (or ':memory:') holding a mirror of issues and the audit log."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = str(path)
+        if self.path != ":memory:" and not create and not Path(self.path).exists():
+            raise StoreError(f"{self.path}: no such store")
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a usable store ({exc})") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        """Apply the pending migrations in one transaction: a file that is not ours stays as it was."""
+        tracked = self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' "
+                                  "AND name='schema_migrations'").fetchone()
+        done = ({row[0] for row in self.db.execute("SELECT version FROM schema_migrations")}
+                if tracked else set())
+        known = {m.version for m in MIGRATIONS}
+        if done - known:
+            raise StoreError(f"{self.path}: made by a newer issuetriage (migrations {sorted(done - known)})")
+        pending = sorted((m for m in MIGRATIONS if m.version not in done), key=lambda m: m.version)
+        if not pending:
+            return
+        with _Transaction(self.db, self.path, "not a usable store"):
+            self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+            for m in pending:
+                for statement in filter(str.strip, m.sql.split(";")):
+                    self.db.execute(statement)
+                self.db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                                (m.version, m.name, _now()))
+
+    def transaction(self) -> _Transaction:
+        """`with store.transaction():` — commit on success, roll back on any error."""
+        return _Transaction(self.db, self.path)
+
+    # -- issues --------------------------------------------------------------------------------
+
+    def put_issue(self, issue: Issue) -> None:
+        """Insert or replace one issue with its comments."""
+        with self.transaction():
+            self._put(issue)
+
+    def _put(self, issue: Issue, transferred_to: str | None = None) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO issues VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (issue.repo, issue.number, issue.title, issue.body, issue.state, issue.author,
+             issue.author_association, _iso(issue.created_at), json.dumps(list(issue.labels)),
+             int(issue.is_pull_request), int(issue.locked), transferred_to))
+        self.db.execute("DELETE FROM comments WHERE repo=? AND number=?", (issue.repo, issue.number))
+        self.db.executemany(
+            "INSERT INTO comments VALUES (?,?,?,?,?,?,?)",
+            [(issue.repo, issue.number, i, c.author, c.body, _iso(c.created_at), c.author_association)
+             for i, c in enumerate(issue.comments)])
+
+    def get_issue(self, repo: str, number: int) -> Issue:
+        """One stored issue; UserError when it is not in the store."""
+        row = self.db.execute("SELECT * FROM issues WHERE repo=? AND number=?", (repo, number)).fetchone()
+        if row is None:
+            raise UserError(f"{repo}#{number} is not in the store {self.path}")
+        return self._issue(row)
+
+    def _issue(self, row: sqlite3.Row) -> Issue:
+        comments = [Comment(author=c["author"], body=c["body"], created_at=c["created_at"],
+                            author_association=c["author_association"])
+                    for c in self.db.execute("SELECT * FROM comments WHERE repo=? AND number=? "
+                                             "ORDER BY idx", (row["repo"], row["number"]))]
+        return Issue(repo=row["repo"], number=row["number"], title=row["title"], body=row["body"],
+                     state=row["state"], author=row["author"],
+                     author_association=row["author_association"], created_at=row["created_at"],
+                     labels=tuple(json.loads(row["labels"])), comments=tuple(comments),
+                     is_pull_request=bool(row["is_pull_request"]), locked=bool(row["locked"]))
+
+    def issues(self, repo: str | None = None) -> Iterator[Issue]:
+        """Every stored issue (of one repo when given), by number."""
+        sql, args = "SELECT * FROM issues", ()
+        if repo:
+            sql, args = sql + " WHERE repo=?", (repo,)
+        for row in self.db.execute(sql + " ORDER BY repo, number", args).fetchall():
+            yield self._issue(row)
+
+    def untriaged(self, policy: Policy, repo: str | None = None) -> list[Issue]:
+        """Open issues the bot has not handled: no triage marker and no oncall routing."""
+        markers = {policy.bot.triaged, policy.bot.bot_triaged}
+        return [i for i in self.issues(repo)
+                if i.state == "open" and not i.is_pull_request
+                and not markers & set(i.labels) and not any(policy.is_oncall(l) for l in i.labels)]
+
+    def count(self, table: str) -> int:
+        if table not in {"issues", "comments", "audit"}:
+            raise ValueError(table)
+        return self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+
+    def import_jsonl(self, path: str | Path, repo: str | None = None) -> int:
+        """Load issues from a JSONL file; the whole file or nothing (errors name the line)."""
+        return self.put_issues(read_issues_jsonl(path, repo))
+
+    def put_issues(self, issues: list[Issue]) -> int:
+        """Insert or replace several issues in one transaction: all or nothing."""
+        with self.transaction():
+            for issue in issues:
+                self._put(issue)
+        return len(issues)
+
+    # -- plans and audit -----------------------------------------------------------------------
+
+    def record(self, plan: Plan, judgment: Judgment | None = None, *, applied: bool = False,
+               effects: Effects | None = None, judge: str | None = None,
+               extra: dict[str, Any] | None = None) -> int:
+        """Append one plan with its trace to the audit log; returns the audit row id."""
+        with self.transaction():
+            return self._record(plan, judgment, applied, effects, judge, extra)
+
+    def _record(self, plan: Plan, judgment: Judgment | None, applied: bool, effects: Effects | None,
+                judge: str | None, extra: dict[str, Any] | None) -> int:
+        info = dict(extra or {})
+        if judgment is not None:
+            info.setdefault("tokens_in", judgment.tokens_in)
+            info.setdefault("tokens_out", judgment.tokens_out)
+            info.setdefault("cost_usd", judgment.cost_usd)
+        cur = self.db.execute(
+            "INSERT INTO audit (repo, number, recorded_at, judge, decision, plan, effects, applied, extra)"
+            " VALUES (?,?,?,?,?,?,?,?,?)",
+            (plan.repo, plan.number, _now(), judge or (judgment.judge if judgment else "unknown"),
+             plan.decision.value, json.dumps(plan.to_json()),
+             json.dumps(effects.__dict__ if effects else None), int(applied), json.dumps(info)))
+        return int(cur.lastrowid or 0)
+
+    def apply(self, plan: Plan, policy: Policy, judgment: Judgment | None = None,
+              extra: dict[str, Any] | None = None, judge: str | None = None) -> Effects:
+        """Apply a guarded plan to the stored issue by difference and audit it, atomically."""
+        with self.transaction():
+            issue = self.get_issue(plan.repo, plan.number)
+            effects = diff(plan, issue, policy)
+            if not effects.empty:
+                comments = issue.comments
+                if effects.comment:
+                    comments += (Comment(author=BOT_AUTHOR, body=effects.comment,
+                                         created_at=datetime.now(UTC)),)
+                updated = issue.model_copy(update={
+                    "labels": issue.labels + effects.labels,
+                    "body": effects.body if effects.body is not None else issue.body,
+                    "state": "closed" if effects.close or effects.transfer_repo else issue.state,
+                    "comments": comments,
+                })
+                self._put(updated, transferred_to=effects.transfer_repo)
+            self._record(plan, judgment, True, effects, judge, extra)
+            return effects
+
+    def audit(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
+        """Audit rows, oldest first, with plan/effects/extra decoded."""
+        wanted = {"repo": repo, "number": number}
+        where = " AND ".join(f"{key}=?" for key, value in wanted.items() if value is not None)
+        args = [value for value in wanted.values() if value is not None]
+        rows = []
+        for row in self.db.execute("SELECT * FROM audit" + (f" WHERE {where}" if where else "")
+                                   + " ORDER BY id", args):
+            item = dict(row)
+            for key in ("plan", "effects", "extra"):
+                item[key] = json.loads(item[key])
+            rows.append(item)
+        return rows
+
+
+class _Transaction:
+    """Nested-safe transaction: only the outermost one commits or rolls back.
+
+    SQLite failures (a locked or read-only file, a full disk) become one-line StoreErrors.
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: str, failure: str = "cannot write") -> None:
+        self.db = db
+        self.path = path
+        self.failure = failure
+        self.outer = False
+
+    def __enter__(self) -> None:
+        if not self.db.in_transaction:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: {self.failure} ({exc})") from None
+            self.outer = True
+
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        if self.outer:
+            try:
+                self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            except sqlite3.Error as failed:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise StoreError(f"{self.path}: {self.failure} ({failed})") from None
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"{self.path}: {self.failure} ({exc})") from None
+
+
+def read_issues_jsonl(path: str | Path, repo: str | None = None) -> list[Issue]:
+    """Parse a JSONL file of issue records; a bad line (or an issue given twice) is a UserError
+    naming the line."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    issues = []
+    seen: dict[tuple[str, int], int] = {}
+    for lineno, line in enumerate(lines, 1):
+        if line.strip():
+            issue = parse_issue_record(line, f"{path}:{lineno}", repo)
+            problem = _unstorable(issue)
+            if problem:
+                raise UserError(f"{path}:{lineno}: {problem}")
+            first = seen.setdefault((issue.repo, issue.number), lineno)
+            if first != lineno:  # which record is meant is ambiguous: refuse rather than guess
+                raise UserError(f"{path}:{lineno}: {issue.ref} already at line {first}")
+            issues.append(issue)
+    return issues
+
+
+def _unstorable(issue: Issue) -> str | None:
+    """Why SQLite cannot hold `issue` (text with a lone surrogate), or None. Numbers are bounded
+    by the Issue model itself."""
+    for key, value in issue.model_dump().items():
+        try:
+            json.dumps(value, default=str, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return f"{key}: not valid Unicode (a lone surrogate escape)"
+    return None
+
+
+def parse_issue_record(line: str, where: str, repo: str | None = None) -> Issue:
+    """One JSON issue record (our data files or GitHub's REST shape) → Issue."""
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{where}: malformed JSON ({exc.msg})") from None
+    return issue_from_record(data, where, repo)
+
+
+def issue_from_record(data: Any, where: str, repo: str | None = None) -> Issue:
+    """Validate a decoded record; the repo comes from the record, its URL or `repo`."""
+    if not isinstance(data, dict):
+        raise UserError(f"{where}: expected a JSON object, got {type(data).__name__}")
+    data = dict(data)
+    if "repo" not in data:
+        url = str(data.get("html_url") or data.get("url") or "")
+        if "github.com/" in url and "/issues/" in url:
+            host, tail = url.split("github.com/", 1)
+            parts = tail.split("/")
+            if host.endswith("api."):  # the REST URL: api.github.com/repos/OWNER/NAME/issues/N
+                parts = parts[1:]
+            data["repo"] = "/".join(parts[:2])
+        elif repo:
+            data["repo"] = repo
+    try:
+        return Issue.model_validate(data)
+    except ValidationError as exc:
+        raise UserError(f"{where}: {first_problem(exc, 'record')}") from None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
