@@ -18,11 +18,13 @@ from datetime import datetime, timezone
 from typing import Any
 
 from issuetriage.github.auth import redact
-from issuetriage.engine.guard import guard
+from issuetriage.act.flow import ReadOnly, act
+from issuetriage.engine.pipeline import Decided
 from issuetriage.agents.gh_commands import Mutation, Refused, parse, rewrite
 from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
 
+AGENT = "agent:hook"
 ReadIssue = Callable[[str, int], Issue]
 AddLabel = Callable[[str, int, str], None]
 
@@ -97,11 +99,18 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
         goal = target(env)
         if (m.repo, m.number) != goal:
             raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
-        issue = read_issue(m.repo, m.number)
-        proposed, refused = proposal(m, issue, policy)
-        result = guard(proposed, issue, policy)
-        reasons = refused + [f"{r.item}: {r.reason}" for r in result.rejections]
-        kept = result.plan
+        refused: list[str] = []
+
+        def decided(issue: Issue, policy: Policy) -> Decided:
+            plan, why = proposal(m, issue, policy)
+            refused.extend(why)
+            return Decided(plan, None, AGENT)
+
+        report = act(ReadOnly(read_issue), m.repo, m.number, policy, decided, respect_marker=False)
+        if report.plan is None:
+            raise Refused(str(report.skipped))
+        issue, kept = report.before, report.plan
+        reasons = refused + [f"{r.item}: {r.reason}" for r in report.rejections]
     except Refused as exc:
         return _block(env, tool, str(exc))
     except Exception as exc:  # the hook must fail closed, whatever went wrong
