@@ -223,14 +223,10 @@ def register(app: typer.Typer) -> None:
     @app.command("hook")
     def hook(event: Annotated[str, typer.Argument(help="pre-tool-use or post-tool-use")]) -> None:
         """Claude Code hook: guard GitHub tool calls (JSON on stdin). Example: issuetriage hook pre-tool-use"""
-        from issuetriage.agents.hooks import run
+        from issuetriage.cli import hook as run_hook
 
         if event not in {"pre-tool-use", "post-tool-use"}:
             raise UserError(f"unknown hook {event!r} (pre-tool-use or post-tool-use)")
-        reply = run(event, sys.stdin.buffer.read())  # bytes: undecodable input blocks, never crashes
-        if reply.stdout:
-            sys.stdout.write(reply.stdout + "\n")
-        if reply.stderr:
-            sys.stderr.write(reply.stderr)
-        if reply.exit_code:
-            sys.exit(reply.exit_code)
+        code = run_hook(event)  # the console entry point dispatches here before typer loads
+        if code:
+            sys.exit(code)
