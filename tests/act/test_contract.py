@@ -15,7 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "github"))
 
-from ghtest import demo_issues, engine_plans, number_for  # noqa: E402
+from ghtest import demo_issues, engine_plans, number_for
 from standin import Fault, StandIn  # noqa: E402
 
 from issuetriage.act.flow import DONE, PULL_REQUEST, Applier, act, engine  # noqa: E402

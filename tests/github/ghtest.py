@@ -1,5 +1,4 @@
-"""Fixtures and helpers for the GitHub tests. Not a conftest.py: the lead's tests import
-`conftest` by name, so this directory must not shadow it. Test modules import the fixtures."""
+"""Helpers for the GitHub tests (the fixtures are in conftest.py)."""
 
 from __future__ import annotations
 
@@ -49,28 +48,6 @@ def number_for(decision: str, comment: bool | None = None) -> int:
             return number
     pytest.skip(f"no demo issue gets {decision} from today's engine")
     raise AssertionError  # unreachable
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with StandIn() as server:
-        yield server
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def client(standin: StandIn, clock: FakeClock) -> GitHubClient:
-    return GitHubClient.from_env(standin.env(), clock=clock)
-
-
-@pytest.fixture
-def policy():
-    from issuetriage.policy import load_profile
-    return load_profile("pytorch")
 
 
 def live(client: GitHubClient, number: int, policy, judge=None, apply: bool = True, repo: str = REPO,

@@ -4,7 +4,7 @@ and a crash between two writes finished by the next run."""
 from __future__ import annotations
 
 import pytest
-from ghtest import REPO, live, number_for, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO, live, number_for, seed
 
 from issuetriage.errors import GitHubServerError
 from issuetriage.act.verify import Outcome

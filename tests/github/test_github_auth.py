@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import jwt
 import pytest
-from ghtest import REPO, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from standin import sample

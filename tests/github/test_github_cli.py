@@ -6,7 +6,7 @@ import json
 
 import pytest
 from standin import Fault
-from ghtest import REPO, number_for, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO, number_for, seed
 
 from issuetriage.cli.app import main
 from standin import TOKEN

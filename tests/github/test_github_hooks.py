@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO, seed
 
 from issuetriage.agents.hooks import HookReply, run
 from issuetriage.models import Issue

@@ -8,7 +8,7 @@ import json
 
 import anyio
 import pytest
-from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO, seed
 
 from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.agents.session import GitHubBackend, Session

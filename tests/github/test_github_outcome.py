@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ghtest import REPO, live, number_for, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO, live, number_for, seed
 
 from issuetriage.act.verify import Outcome, classify, verify
 from issuetriage.github import reads

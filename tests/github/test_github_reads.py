@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ghtest import REPO, apply_plan, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO, apply_plan, seed
 
 from issuetriage.errors import UserError
 

@@ -4,7 +4,7 @@ all through a fake clock that records the waits (no test sleeps)."""
 from __future__ import annotations
 
 import pytest
-from ghtest import REPO, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO
 from standin import Fault, sample
 
 from issuetriage.errors import GitHubClientError, GitHubServerError

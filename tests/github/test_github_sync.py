@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO, seed
 
 from issuetriage.errors import UserError
 from issuetriage.github import mirror
