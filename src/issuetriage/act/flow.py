@@ -47,7 +47,8 @@ DONE = "already handled by the bot (it carries the done marker)"
 class Applier(Protocol):
     """Where an issue lives and how writes reach it (GitHub, the local store)."""
 
-    where: str
+    @property
+    def where(self) -> str: ...
 
     def spent(self) -> int: ...
 

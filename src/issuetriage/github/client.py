@@ -53,9 +53,9 @@ def build_github(creds: Credentials, endpoints: Endpoints) -> GitHub[Any]:
     """A githubkit client with its own retries and caching off: we retry and cache ourselves."""
     auth: Any
     if creds.is_app and creds.installation_id is not None:
-        auth = AppInstallationAuthStrategy(creds.app_id, creds.private_key, creds.installation_id)
+        auth = AppInstallationAuthStrategy(creds.app_id, creds.private_key or "", creds.installation_id)
     elif creds.is_app:
-        auth = AppAuthStrategy(creds.app_id, creds.private_key)
+        auth = AppAuthStrategy(creds.app_id, creds.private_key or "")
     else:
         auth = TokenAuthStrategy(creds.token or "")
     return GitHub(auth, base_url=endpoints.rest + "/", http_cache=False, auto_retry=False,

@@ -31,9 +31,10 @@ def comments(client: GitHubClient, repo: str, number: int, expected: int | None 
     found: list[Comment] = []
     page = 1
     while True:
-        resp = client.call(
-            "GET", f"/repos/{repo}/issues/{number}/comments?page={page}",
-            lambda p=page: client.gh.rest.issues.list_comments(owner, name, number, per_page=PER_PAGE, page=p))
+        def send(p: int = page) -> Any:
+            return client.gh.rest.issues.list_comments(owner, name, number, per_page=PER_PAGE, page=p)
+
+        resp = client.call("GET", f"/repos/{repo}/issues/{number}/comments?page={page}", send)
         batch = resp.json()
         found += [to_comment(c) for c in batch]
         if len(batch) < PER_PAGE or (expected is not None and len(found) >= expected):
@@ -134,9 +135,10 @@ def repo_labels(client: GitHubClient, repo: str) -> tuple[RepoLabel, ...]:
     out: list[RepoLabel] = []
     page = 1
     while True:
-        resp = client.call(
-            "GET", f"/repos/{repo}/labels?page={page}",
-            lambda p=page: client.gh.rest.issues.list_labels_for_repo(owner, name, per_page=PER_PAGE, page=p))
+        def send(p: int = page) -> Any:
+            return client.gh.rest.issues.list_labels_for_repo(owner, name, per_page=PER_PAGE, page=p)
+
+        resp = client.call("GET", f"/repos/{repo}/labels?page={page}", send)
         batch = resp.json()
         out += [RepoLabel(b["name"], b.get("color") or "ededed", b.get("description") or "") for b in batch]
         if len(batch) < PER_PAGE:

@@ -9,7 +9,7 @@ survives.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from issuetriage.github.client import GitHubClient, split_repo, to_comment
 from issuetriage.models import Comment
@@ -61,7 +61,7 @@ def edit_issue(client: GitHubClient, repo: str, number: int, **fields: Any) -> d
     """
     owner, name = split_repo(repo)
     resp = client.call("PATCH", f"/repos/{repo}/issues/{number}",
-                       lambda: client.gh.rest.issues.update(owner, name, number, data=fields))
+                       lambda: client.gh.rest.issues.update(owner, name, number, data=cast(Any, fields)))
     data: dict[str, Any] = resp.json()
     return data
 
@@ -120,4 +120,4 @@ def update_label(client: GitHubClient, repo: str, label: str, **fields: str) -> 
     """https://docs.github.com/en/rest/issues/labels#update-a-label"""
     owner, name = split_repo(repo)
     client.call("PATCH", f"/repos/{repo}/labels/{label}",
-                 lambda: client.gh.rest.issues.update_label(owner, name, label, data=fields))
+                 lambda: client.gh.rest.issues.update_label(owner, name, label, data=cast(Any, fields)))
