@@ -70,9 +70,12 @@ def plan_file(path: Path, profile: str, fmt: Format, judge_name: str, model: Pat
 
 
 def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: Path | None,
-              repo: str | None, console: Console) -> Counter[str]:
+              repo: str | None, console: Console, shadow: bool = False) -> Counter[str]:
     """Triage every untriaged issue of `repo` (default: the profile's) in the store, audit each
-    plan, apply when asked. A profile is one repository's policy: other repos are left alone."""
+    plan, apply when asked; `shadow` records plans for review without writing them. A profile
+    is one repository's policy: other repos are left alone."""
+    from issuetriage.live.demotion import write_mode
+
     policy = load_profile(profile)
     judge = get_judge(judge_name, model, profile=profile)
     todo = store.untriaged(policy, repo or policy.meta.repo)
@@ -81,8 +84,9 @@ def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: P
         task = progress.add_task("triaging", total=len(todo))
         for issue in todo:
             outcome = triage_with(issue, policy, judge)
-            extra = {"rejections": [r.__dict__ for r in outcome.rejections]}
-            if apply:
+            write, marks = write_mode(store, policy, outcome.plan, apply, shadow)
+            extra = {"rejections": [r.__dict__ for r in outcome.rejections], **marks}
+            if write:
                 store.apply(outcome.plan, policy, outcome.judgment, extra=extra)
             else:
                 store.record(outcome.plan, outcome.judgment, applied=False, extra=extra)
@@ -135,14 +139,16 @@ def register(app: typer.Typer) -> None:
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
         repo: Annotated[Optional[str], typer.Option("--repo")] = None,
+        shadow: Annotated[bool, typer.Option("--shadow", help="Record plans for review; write nothing.")] = False,
     ) -> None:
         """Triage every untriaged issue in the store. Example: issuetriage run --store t.db --apply"""
         console = Console(stderr=True)
         with Store(store, create=False) as db:
-            decisions = run_store(db, profile, apply, judge, model, repo, console)
+            decisions = run_store(db, profile, apply, judge, model, repo, console, shadow)
         total = sum(decisions.values())
         summary = ", ".join(f"{k}: {v}" for k, v in decisions.most_common()) or "nothing to do"
-        typer.echo(f"{'applied' if apply else 'planned (dry run)'} {total} issue(s): {summary}")
+        done = "shadow (recorded for review)" if shadow else "applied" if apply else "planned (dry run)"
+        typer.echo(f"{done} {total} issue(s): {summary}")
 
     store_app = typer.Typer(help="The local SQLite mirror.", no_args_is_help=True)
 

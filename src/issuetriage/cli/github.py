@@ -130,7 +130,8 @@ def register(app: typer.Typer) -> None:
             task = progress.add_task(f"syncing {repo}", total=None)
             report = sync(client, db, repo, since, on_issue=lambda n: progress.advance(task))
         state = "unchanged (304)" if report.not_modified else f"{report.issues} issue(s), {report.comments} comment(s)"
-        typer.echo(f"synced {repo}: {state}, {report.labels} label(s), {len(client.calls)} API call(s)")
+        typer.echo(f"synced {repo}: {state}, {report.events} label event(s), {report.labels} label(s), "
+                   f"{len(client.calls)} API call(s)")
 
     labels_app = typer.Typer(help="Compare and sync the profile's labels with a repository.", no_args_is_help=True)
 
@@ -180,6 +181,7 @@ def register(app: typer.Typer) -> None:
         profile: ProfileOpt = "pytorch",
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
+        shadow: Annotated[bool, typer.Option("--shadow", help="Record plans for review; write nothing.")] = False,
     ) -> None:
         """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog pytorch/pytorch --limit 20 --apply"""
         from issuetriage.github.backlog import backlog, parse_age
@@ -190,8 +192,12 @@ def register(app: typer.Typer) -> None:
         age = parse_age(older_than) if older_than else None
         judge_obj = get_judge(judge, model, profile=profile)
         client = _client(repo)
+        policy = load_profile(profile)
+        shadow = shadow or policy.meta.live.shadow
         with Store(store) as db:
-            result = backlog(client, db, repo, load_profile(profile), judge_obj, label, age, limit, budget, apply)
+            result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget, apply and not shadow)
+            for r in result.reports if shadow else ():
+                db.record(r.result.plan, r.result.judgment, extra={"shadow": True, "where": "github"})
         for r in result.reports:
             outcome = r.verdict.outcome.value if r.verdict else "dry run"
             typer.echo(f"#{r.before.number}\t{r.result.plan.decision.value}\t{outcome}\t{len(r.calls)} write(s)")

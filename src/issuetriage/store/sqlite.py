@@ -57,6 +57,18 @@ MIGRATIONS: list[Migration] = [
         repo TEXT NOT NULL, number INTEGER NOT NULL, outcome TEXT NOT NULL, finished_at TEXT NOT NULL,
         PRIMARY KEY (repo, number))
 """),
+    Migration(3, "label events, reviews of plans and label demotions", """
+    CREATE TABLE label_events (
+        repo TEXT NOT NULL, number INTEGER NOT NULL, event_id INTEGER NOT NULL, event TEXT NOT NULL,
+        label TEXT, actor TEXT NOT NULL, created_at TEXT NOT NULL,
+        PRIMARY KEY (repo, number, event_id));
+    CREATE TABLE reviews (
+        audit_id INTEGER PRIMARY KEY REFERENCES audit (id), verdict TEXT NOT NULL,
+        reviewer TEXT NOT NULL, reviewed_at TEXT NOT NULL, plan TEXT NOT NULL, note TEXT NOT NULL);
+    CREATE TABLE label_status (
+        repo TEXT NOT NULL, label TEXT NOT NULL, demoted INTEGER NOT NULL, precision REAL,
+        support INTEGER NOT NULL, changed_at TEXT NOT NULL, PRIMARY KEY (repo, label))
+"""),
 ]
 
 
