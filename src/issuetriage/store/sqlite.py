@@ -217,8 +217,10 @@ class Store:
         return int(cur.lastrowid or 0)
 
     def apply(self, plan: Plan, policy: Policy, judgment: Judgment | None = None,
-              extra: dict[str, Any] | None = None, judge: str | None = None) -> Effects:
-        """Apply a guarded plan to the stored issue by difference and audit it, atomically."""
+              extra: dict[str, Any] | None = None, judge: str | None = None,
+              at: datetime | None = None) -> Effects:
+        """Apply a guarded plan to the stored issue by difference and audit it, atomically;
+        `at` is when the comment is posted (default: now)."""
         with self.transaction():
             issue = self.get_issue(plan.repo, plan.number)
             effects = diff(plan, issue, policy)
@@ -226,7 +228,7 @@ class Store:
                 comments = issue.comments
                 if effects.comment:
                     comments += (Comment(author=BOT_AUTHOR, body=effects.comment,
-                                         created_at=datetime.now(UTC)),)
+                                         created_at=at or datetime.now(UTC)),)
                 updated = issue.model_copy(update={
                     "labels": issue.labels + effects.labels,
                     "body": effects.body if effects.body is not None else issue.body,
