@@ -52,6 +52,7 @@ class Outcome:
     reopened: bool
     triaged_at: datetime | None  # first human label or state event after the plan
     final_labels: frozenset[str] = field(default_factory=frozenset)
+    human_added: frozenset[str] = field(default_factory=frozenset)
 
     @property
     def humans_acted(self) -> bool:
@@ -98,7 +99,8 @@ def outcome(row: PlanRow, issue: Issue, history: Sequence[LabelEvent], policy: P
         kept=frozenset(l for l in bot_labels if l in final and l not in removed),
         removed=removed, missed=frozenset(l for l in added & final if l in content) - bot_labels,
         mislabeled=MISLABELED in added, reopened=reopened,
-        triaged_at=min((e.created_at for e in after), default=None), final_labels=final)
+        triaged_at=min((e.created_at for e in after), default=None), final_labels=final,
+        human_added=frozenset(added))
 
 
 def outcomes(store: Store, policy: Policy, repo: str | None = None, since: datetime | None = None,
@@ -132,10 +134,13 @@ def check_profile(store: Store, policy: Policy, repo: str) -> None:
 
 
 def gold(o: Outcome, policy: Policy) -> frozenset[str]:
-    """The labels humans stand by: final content labels; a `bot-mislabeled` mark with no label
-    removed disowns every bot label (the human said wrong without saying which)."""
+    """The labels humans stand by: final content labels; on an applied plan, a `bot-mislabeled`
+    mark with no label removed disowns the bot labels no human added too (the human said wrong
+    without saying which)."""
     labels = gold_labels(o.final_labels, policy)
-    return labels - o.bot_labels if o.mislabeled and not o.removed else labels
+    if o.row.applied and o.mislabeled and not o.removed:
+        return labels - (o.bot_labels - o.human_added)
+    return labels
 
 
 def scored(found: Sequence[Outcome], policy: Policy) -> list[tuple[Outcome, IssueResult]]:
