@@ -7,7 +7,10 @@ which the stand-in records as label events; a second `sync` stores those events;
 outcomes are computed from them. The baseline, in the same process, is `eval` on the same file:
 wherever both measure the same thing (per-label tp/fp/fn, micro precision/recall) they must agree.
 
-    python bench/live_replay.py [--issues N] [--out DIR] [--store FILE]
+    python bench/live_replay.py [--issues N] [--out DIR] [--store FILE] [--screens DIR]
+
+With --screens, the replayed store is served by `issuetriage serve`'s app and the review queue,
+one plan and the report are screenshot in headless Chromium (tests/live/browser.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "github"))
+sys.path.insert(0, str(ROOT / "tests" / "live"))
 
 from rich.console import Console  # noqa: E402
 from standin import StandIn  # noqa: E402
@@ -76,11 +80,30 @@ def compare(live: data.Report, offline: dict) -> tuple[int, list[str]]:
     return len(set(want) | set(have)) - len(differ), differ
 
 
+def screenshots(store_path: Path, folder: Path) -> list[Path]:
+    """The queue, the first plan and the report of the replayed store, from headless Chromium."""
+    from browser import browser_page, serving
+
+    from issuetriage.web.app import create_app
+
+    folder.mkdir(parents=True, exist_ok=True)
+    shots = [folder / name for name in ("live-review-queue.png", "live-plan.png", "live-report.png")]
+    with serving(create_app(store_path, load_profile("pytorch"))) as url, browser_page() as page:
+        page.goto(url + "/")
+        page.screenshot(path=str(shots[0]))
+        page.click("#queue tr[id^=plan-] a")
+        page.screenshot(path=str(shots[1]), full_page=True)
+        page.goto(url + "/report")
+        page.screenshot(path=str(shots[2]), full_page=True)
+    return shots
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--issues", type=int, default=None, help="only the first N issues")
     parser.add_argument("--out", type=Path, default=None, help="write the HTML report here")
     parser.add_argument("--store", type=Path, default=None, help="keep the replayed store here")
+    parser.add_argument("--screens", type=Path, default=None, help="save browser screenshots here")
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipped: {DATA} not found")
@@ -97,6 +120,7 @@ def main() -> int:
         offline = evaluate(corpus, "pytorch", "heuristic")
         if args.out:
             html.write(live, args.out)
+        shots = screenshots(store_path, args.screens) if args.screens else []
     same, differ = compare(live, offline)
     q, m = live.quality, offline["labels"]["micro"]
     print(f"replayed {q.plans} shadow plans; {q.acted_on} acted on by humans; {q.scored_issues} scored "
@@ -109,6 +133,8 @@ def main() -> int:
           + (f"; differ: {differ[:10]}" if differ else ""))
     if args.out:
         print(f"report: {args.out / 'index.html'}")
+    for shot in shots:
+        print(f"screenshot: {shot}")
     return 0 if not differ else 1
 
 
