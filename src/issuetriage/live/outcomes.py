@@ -134,11 +134,11 @@ def check_profile(store: Store, policy: Policy, repo: str) -> None:
 
 
 def gold(o: Outcome, policy: Policy) -> frozenset[str]:
-    """The labels humans stand by: final content labels; on an applied plan, a `bot-mislabeled`
-    mark with no label removed disowns the bot labels no human added too (the human said wrong
-    without saying which)."""
+    """The labels humans stand by: final content labels; a `bot-mislabeled` mark with no label
+    removed disowns the bot's labels that no human added too (the human said wrong without
+    saying which; a shadow plan's labels are on the issue only if a human added them)."""
     labels = gold_labels(o.final_labels, policy)
-    if o.row.applied and o.mislabeled and not o.removed:
+    if o.mislabeled and not o.removed:
         return labels - (o.bot_labels - o.human_added)
     return labels
 
