@@ -196,8 +196,10 @@ def register(app: typer.Typer) -> None:
         shadow = shadow or policy.meta.live.shadow
         with Store(store) as db:
             result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget, apply and not shadow)
-            for r in result.reports if shadow else ():
-                db.record(r.result.plan, r.result.judgment, extra={"shadow": True, "where": "github"})
+            for r in result.reports if shadow else ():  # the issue too, so the review queue can show it
+                with db.transaction():
+                    db.put_issue(r.before)
+                    db.record(r.result.plan, r.result.judgment, extra={"shadow": True, "where": "github"})
         for r in result.reports:
             outcome = r.verdict.outcome.value if r.verdict else "dry run"
             typer.echo(f"#{r.before.number}\t{r.result.plan.decision.value}\t{outcome}\t{len(r.calls)} write(s)")

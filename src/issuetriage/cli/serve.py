@@ -24,9 +24,13 @@ def register(app: typer.Typer) -> None:
         reviewer: Annotated[str, typer.Option("--reviewer", help="Name recorded with each review.")] = "local",
     ) -> None:
         """Serve the review queue and report on localhost. Example: issuetriage serve --store t.db"""
-        import uvicorn
-
+        from issuetriage.errors import UserError
         from issuetriage.web.app import check_bind, create_app
+
+        try:
+            import uvicorn
+        except ImportError:
+            raise UserError("serve needs uvicorn: pip install 'issuetriage[web]'") from None
 
         check_bind(host, allow_remote)
         hosts = ["*"] if allow_remote else None

@@ -11,9 +11,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
-
 from issuetriage.errors import UserError
+
+try:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+except ImportError:  # pragma: no cover - depends on the installed extras
+    raise UserError("the report needs jinja2: pip install 'issuetriage[web]'") from None
 from issuetriage.report.data import Report
 from issuetriage.report import plots
 

@@ -11,14 +11,17 @@ import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import Route
-
 from issuetriage.errors import TriageError, UserError
+
+try:
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, RedirectResponse, Response
+    from starlette.routing import Route
+except ImportError:  # pragma: no cover - depends on the installed extras
+    raise UserError("the review app needs starlette: pip install 'issuetriage[web]'") from None
 from issuetriage.live import review
 from issuetriage.live.outcomes import check_profile
 from issuetriage.policy import Policy

@@ -1,0 +1,41 @@
+"""`backlog --apply --shadow` against the stand-in: plans recorded for review, nothing written."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "github"))
+from ghtest import REPO, number_for, seed, standin  # noqa: E402,F401  (fixtures)
+from standin import TOKEN  # noqa: E402
+
+from builders import run_cli  # noqa: E402
+from issuetriage.live.review import queue  # noqa: E402
+from issuetriage.store.sqlite import Store  # noqa: E402
+
+
+@pytest.fixture
+def env(standin, monkeypatch):
+    for key, value in standin.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    monkeypatch.delenv("GITHUB_APP_ID", raising=False)
+    assert standin.token == TOKEN
+    return standin
+
+
+def test_backlog_shadow_records_plans_and_writes_nothing(env, capsys, tmp_path, policy):
+    numbers = [number_for("label", comment=False), number_for("close_question")]
+    for n in numbers:
+        seed(env, n)
+    db = tmp_path / "t.db"
+    code, out, _ = run_cli(capsys, "backlog", REPO, "--apply", "--shadow", "--store", str(db))
+    assert code == 0 and env.writes == []
+    with Store(db) as store:
+        rows = store.audit()
+        assert sorted(r["number"] for r in rows) == sorted(numbers)
+        assert all(r["extra"]["shadow"] and not r["applied"] for r in rows)
+        assert {i.issue.number for i in queue(store, policy)} == set(numbers)
+
