@@ -39,3 +39,18 @@ def test_backlog_shadow_records_plans_and_writes_nothing(env, capsys, tmp_path, 
         assert all(r["extra"]["shadow"] and not r["applied"] for r in rows)
         assert {i.issue.number for i in queue(store, policy)} == set(numbers)
 
+
+
+def test_profile_shadow_mode_wins_over_triage_apply(env, capsys, tmp_path, policy, monkeypatch):
+    from livetest import tuned
+
+    import issuetriage.cli.github as cli_github
+    monkeypatch.setattr(cli_github, "load_profile", lambda name: tuned(policy, live={"shadow": True}))
+    n = number_for("label", comment=False)
+    seed(env, n)
+    db = tmp_path / "t.db"
+    code, out, _ = run_cli(capsys, "triage", f"{REPO}#{n}", "--apply", "--store", str(db))
+    assert code == 0 and env.writes == [] and "dry run" in out
+    with Store(db) as store:
+        [row] = store.audit()
+        assert row["extra"]["shadow"] and not row["applied"]

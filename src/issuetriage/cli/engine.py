@@ -147,6 +147,7 @@ def register(app: typer.Typer) -> None:
             decisions = run_store(db, profile, apply, judge, model, repo, console, shadow)
         total = sum(decisions.values())
         summary = ", ".join(f"{k}: {v}" for k, v in decisions.most_common()) or "nothing to do"
+        shadow = shadow or load_profile(profile).meta.live.shadow
         done = "shadow (recorded for review)" if shadow else "applied" if apply else "planned (dry run)"
         typer.echo(f"{done} {total} issue(s): {summary}")
 

@@ -52,9 +52,15 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     client = _client(repo)
     policy = release_policy(client, repo, load_profile(profile))
     store = Store(store_path) if store_path else None
+    shadow = policy.meta.live.shadow  # the profile's shadow mode wins over --apply (fail closed)
+    apply = apply and not shadow
     try:
         report = triage_live(client, repo, number, policy, judge, apply=apply, store=store,
                              keep_subscription=keep_subscription)
+        if shadow and store is not None:
+            with store.transaction():
+                store.put_issue(report.before)
+                store.record(report.result.plan, report.result.judgment, extra={"shadow": True, "where": "github"})
     finally:
         if store:
             store.close()
