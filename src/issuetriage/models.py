@@ -21,9 +21,11 @@ class Decision(StrEnum):
     REDIRECT_ONCALL = "redirect_oncall"
     LABEL = "label"
     TRIAGE_REVIEW = "triage_review"
+    CLOSE_STALE = "close_stale"  # the reporter never answered the bot's request and reminder
 
 
-CLOSING_DECISIONS = frozenset({Decision.CLOSE_QUESTION, Decision.CLOSE_EXPECTED_BEHAVIOR})
+CLOSING_DECISIONS = frozenset({Decision.CLOSE_QUESTION, Decision.CLOSE_EXPECTED_BEHAVIOR,
+                               Decision.CLOSE_STALE})
 
 
 class _Frozen(BaseModel):

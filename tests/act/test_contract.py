@@ -6,26 +6,21 @@ shows afterwards, so a new applier (a webhook worker's, say) gets these promises
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "github"))
-
 from ghtest import demo_issues, engine_plans, number_for
-from standin import Fault, StandIn  # noqa: E402
+from standin import Fault, StandIn
 
-from issuetriage.act.flow import DONE, PULL_REQUEST, Applier, act, engine  # noqa: E402
-from issuetriage.errors import GitHubServerError, StoreError  # noqa: E402
-from issuetriage.github.apply import GitHubApplier  # noqa: E402
-from issuetriage.github.client import GitHubClient  # noqa: E402
-from issuetriage.github.retry import FakeClock, RetryPolicy  # noqa: E402
-from issuetriage.models import Issue  # noqa: E402
-from issuetriage.store.applier import StoreApplier  # noqa: E402
-from issuetriage.store.sqlite import Store, issue_from_record  # noqa: E402
+from issuetriage.act.flow import DONE, PULL_REQUEST, Applier, act, engine
+from issuetriage.errors import GitHubServerError, StoreError
+from issuetriage.github.apply import GitHubApplier
+from issuetriage.github.client import GitHubClient
+from issuetriage.github.retry import FakeClock, RetryPolicy
+from issuetriage.models import Issue
+from issuetriage.store.applier import StoreApplier
+from issuetriage.store.sqlite import Store, issue_from_record
 
 REPO = "pytorch/pytorch"
 

@@ -65,6 +65,7 @@ class State:
         self.moved: dict[tuple[str, int], tuple[str, int]] = {}
         self.viewer = "issuetriage-bot"
         self.clock = 0
+        self.events: dict[tuple[str, int], list[dict[str, Any]]] = {}
 
     def tick(self) -> str:
         self.clock += 1
@@ -103,6 +104,31 @@ class State:
         self.issues[(repo, number)]["comments"] = len(items)
         self.issues[(repo, number)]["updated_at"] = data["created_at"]
         return data
+
+    def add_event(self, repo: str, number: int, event: str, actor: str, label: str | None = None,
+                  created_at: str | None = None) -> dict[str, Any]:
+        """Record an issue event as GitHub's events API shows it (labeled, unlabeled, closed,
+        reopened); only records it: the caller changes the issue itself."""
+        items = self.events.setdefault((repo, number), [])
+        data: dict[str, Any] = {
+            "id": 9000000 + sum(len(e) for e in self.events.values()) + 1,
+            "node_id": "LE_x", "url": f"{API}/repos/{repo}/issues/events/1", "event": event,
+            "actor": {"login": actor, "type": "User"}, "commit_id": None, "commit_url": None,
+            "created_at": created_at or self.tick()}
+        if label is not None:
+            data["label"] = {"name": label, "color": "ededed"}
+        items.append(data)
+        return data
+
+    def human_labels(self, repo: str, number: int, names: tuple[str, ...], actor: str,
+                     created_at: str | None = None) -> None:
+        """A person adds labels on the website: the labels and their `labeled` events."""
+        issue = self.issues[(repo, number)]
+        for name in names:
+            if name not in self.label_names(repo, number):
+                issue["labels"].append(self.label(repo, name))
+                self.add_event(repo, number, "labeled", actor, name, created_at)
+        issue["updated_at"] = created_at or self.tick()
 
     def label_names(self, repo: str, number: int) -> list[str]:
         return [label["name"] for label in self.issues[(repo, number)]["labels"]]

@@ -35,9 +35,12 @@ def patch_issue(s: StandIn, req: Request, repo: str, n: str) -> Answer:
     issue = _issue(s, repo, n)
     if issue is None:
         return 404, {}, {"message": "Not Found"}
+    before = issue["state"]
     for key in ("title", "body", "state", "state_reason"):
         if key in req.body:
             issue[key] = req.body[key]
+    if issue["state"] != before:
+        s.state.add_event(repo, int(n), "closed" if issue["state"] == "closed" else "reopened", s.state.viewer)
     issue["updated_at"] = s.state.tick()
     return 200, {}, issue
 
@@ -65,8 +68,21 @@ def add_labels(s: StandIn, req: Request, repo: str, n: str) -> Answer:
     names = req.body["labels"] if isinstance(req.body, dict) else req.body
     have = {label["name"] for label in issue["labels"]}
     issue["labels"] += [s.state.label(repo, name) for name in names if name not in have]
+    for name in dict.fromkeys(names):
+        if name not in have:
+            s.state.add_event(repo, int(n), "labeled", s.state.viewer, name)
     issue["updated_at"] = s.state.tick()
     return 200, {}, issue["labels"]
+
+
+def list_events(s: StandIn, req: Request, repo: str, n: str) -> Answer:
+    """https://docs.github.com/en/rest/issues/events#list-issue-events (oldest first)"""
+    if _issue(s, repo, n) is None:
+        return 404, {}, {"message": "Not Found"}
+    items = s.state.events.get((repo, int(n)), [])
+    per_page = int(req.query.get("per_page", ["30"])[0])
+    page = int(req.query.get("page", ["1"])[0])
+    return 200, {}, items[(page - 1) * per_page: page * per_page]
 
 
 def list_labels(s: StandIn, req: Request, repo: str) -> Answer:
@@ -227,6 +243,7 @@ ROUTES = [
     ("GET", ISSUE + "/comments", list_comments),
     ("POST", ISSUE + "/comments", post_comment),
     ("POST", ISSUE + "/labels", add_labels),
+    ("GET", ISSUE + "/events", list_events),
     ("GET", R + "/labels", list_labels),
     ("POST", R + "/labels", create_label),
     ("PATCH", R + "/labels/(?P<name>.+)", update_label),

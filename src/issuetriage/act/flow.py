@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from issuetriage.store.sqlite import Store
 
 Decide = Callable[[Issue, Policy], Decided]
+Hold = Callable[[Plan], "dict[str, Any] | None"]
 
 PULL_REQUEST = "a pull request; issuetriage triages issues"
 DONE = "already handled by the bot (it carries the done marker)"
@@ -103,11 +104,13 @@ def given(plan: Plan, judgment: Judgment | None = None, judge: str = "unknown") 
 
 def act(applier: Applier, repo: str, number: int, policy: Policy, decider: Decide | None = None, *,
         apply: bool = False, audit: Store | None = None, respect_marker: bool = True,
-        extra: dict[str, Any] | None = None) -> Report:
+        extra: dict[str, Any] | None = None, hold: Hold | None = None) -> Report:
     """Run the one flow on `repo#number`; see the module docstring. Dry run unless `apply`.
 
     `respect_marker=False` is for an agent that writes in several steps (the hooks): its later
-    writes still pass the guard, though the marker is already there."""
+    writes still pass the guard, though the marker is already there. `hold` sees the guarded plan
+    before it is applied and may hold it back for a human (shadow mode, a demoted label): the
+    marks it returns go into the audit row and nothing is written."""
     start = applier.spent()
     before = applier.read(repo, number)
     if before.is_pull_request:
@@ -124,10 +127,17 @@ def act(applier: Applier, repo: str, number: int, policy: Policy, decider: Decid
     common = dict(plan=result.plan, proposed=decided.proposed, judgment=decided.judgment,
                   judge=decided.judge, rejections=(*decided.refused, *result.rejections),
                   blocked_everything=result.blocked_everything, effects=effects)
-    if not apply:
+    held = hold(result.plan) if hold is not None and apply else None
+    if held is not None:
+        info |= held
+    if not apply or held is not None:
         info["api_calls"] = applier.spent() - start
-        audit_id = audit.record(result.plan, decided.judgment, applied=False, effects=effects,
-                                judge=decided.judge, extra=info) if audit is not None else None
+        audit_id = None
+        if audit is not None:
+            if applier.where == "github":
+                audit.put_issue(before)  # the mirror shows the issue the plan was made for
+            audit_id = audit.record(result.plan, decided.judgment, applied=False, effects=effects,
+                                    judge=decided.judge, extra=info)
         return Report(before, writes=applier.planned(effects, before, policy), audit_id=audit_id,
                       extra=info, **common)  # type: ignore[arg-type]
     with applier.atomic():

@@ -32,6 +32,8 @@ COMMAND_MODULES = (
     "issuetriage.cli.github",
     "issuetriage.cli.learn",
     "issuetriage.cli.scrub",
+    "issuetriage.cli.report",
+    "issuetriage.cli.serve",
 )
 
 

@@ -70,11 +70,13 @@ def plan_file(path: Path, profile: str, fmt: Format, judge_name: str, model: Pat
 
 
 def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: Path | None,
-              repo: str | None, console: Console) -> Counter[str]:
+              repo: str | None, console: Console, shadow: bool = False) -> Counter[str]:
     """Triage every untriaged issue of `repo` (default: the profile's) in the store through the
-    one flow, auditing each plan and applying when asked. A profile is one repository's policy:
-    other repos are left alone."""
+    one flow, auditing each plan and applying when asked; `shadow` records plans for review
+    without writing them, and a plan with a demoted label waits for review. A profile is one
+    repository's policy: other repos are left alone."""
     from issuetriage.act.flow import act, engine
+    from issuetriage.live.demotion import holder
     from issuetriage.store.applier import StoreApplier
 
     policy = load_profile(profile)
@@ -85,7 +87,8 @@ def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: P
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("triaging", total=len(todo))
         for issue in todo:
-            report = act(applier, issue.repo, issue.number, policy, decider, apply=apply, audit=store)
+            report = act(applier, issue.repo, issue.number, policy, decider, apply=apply, audit=store,
+                         hold=holder(store, policy, shadow))
             decisions[report.plan.decision.value if report.plan else "skipped"] += 1
             progress.advance(task)
     return decisions
@@ -140,14 +143,17 @@ def register(app: typer.Typer) -> None:
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
         repo: Annotated[Optional[str], typer.Option("--repo")] = None,
+        shadow: Annotated[bool, typer.Option("--shadow", help="Record plans for review; write nothing.")] = False,
     ) -> None:
         """Triage every untriaged issue in the store. Example: issuetriage run --store t.db --apply"""
         console = Console(stderr=True)
         with Store(store, create=False) as db:
-            decisions = run_store(db, profile, apply, judge, model, repo, console)
+            decisions = run_store(db, profile, apply, judge, model, repo, console, shadow)
         total = sum(decisions.values())
         summary = ", ".join(f"{k}: {v}" for k, v in decisions.most_common()) or "nothing to do"
-        typer.echo(f"{'applied' if apply else 'planned (dry run)'} {total} issue(s): {summary}")
+        shadow = shadow or load_profile(profile).meta.live.shadow
+        done = "shadow (recorded for review)" if shadow else "applied" if apply else "planned (dry run)"
+        typer.echo(f"{done} {total} issue(s): {summary}")
 
     store_app = typer.Typer(help="The local SQLite mirror.", no_args_is_help=True)
 

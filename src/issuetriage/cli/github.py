@@ -45,6 +45,7 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     """Run one live triage through the one flow; returns the exit code (1 when the outcome check
     says no_action)."""
     from issuetriage.act.flow import PULL_REQUEST, act, engine
+    from issuetriage.live.demotion import holder
     from issuetriage.github.apply import GitHubApplier
     from issuetriage.judges.factory import get_judge
     from issuetriage.store.sqlite import Store
@@ -53,8 +54,13 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     judge = get_judge(judge_name, model, profile=profile)
     applier = GitHubApplier(_client(repo), keep_subscription=keep_subscription)
     store = Store(store_path) if store_path else None
+    policy = load_profile(profile)
+    shadow = policy.meta.live.shadow  # the profile's shadow mode wins over --apply (fail closed)
     try:
-        report = act(applier, repo, number, load_profile(profile), engine(judge), apply=apply, audit=store)
+        hold = holder(store, policy, shadow) if store is not None else (
+            (lambda plan: {"shadow": True}) if shadow else None)
+        report = act(applier, repo, number, policy, engine(judge), apply=apply or shadow, audit=store,
+                     hold=hold)
     finally:
         if store:
             store.close()
@@ -82,8 +88,11 @@ def report_text(report: Report, apply: bool, api_calls: int) -> str:
     if report.plan is None:
         lines = [f"{report.before.ref}: {report.skipped}; nothing to write"]
     else:
-        lines = [plan_text(report.plan), "",
-                 f"{'calls made' if apply else 'calls it would make (dry run; --apply to send)'}:"]
+        held = report.extra.get("held_for_review") or report.extra.get("shadow")
+        how = ("calls made" if report.applied else
+               "calls it would make (held for review, not sent)" if held else
+               "calls it would make (dry run; --apply to send)")
+        lines = [plan_text(report.plan), "", f"{how}:"]
         lines += [f"  {call}" for call in report.writes]
         lines += [] if report.writes else ["  none: GitHub already shows everything in the plan"]
     if report.verdict:
@@ -133,7 +142,8 @@ def register(app: typer.Typer) -> None:
             task = progress.add_task(f"syncing {repo}", total=None)
             report = sync(client, db, repo, since, on_issue=lambda n: progress.advance(task))
         state = "unchanged (304)" if report.not_modified else f"{report.issues} issue(s), {report.comments} comment(s)"
-        typer.echo(f"synced {repo}: {state}, {report.labels} label(s), {len(client.calls)} API call(s)")
+        typer.echo(f"synced {repo}: {state}, {report.events} label event(s), {report.labels} label(s), "
+                   f"{len(client.calls)} API call(s)")
 
     labels_app = typer.Typer(help="Compare and sync the profile's labels with a repository.", no_args_is_help=True)
 
@@ -183,9 +193,11 @@ def register(app: typer.Typer) -> None:
         profile: ProfileOpt = "pytorch",
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
+        shadow: Annotated[bool, typer.Option("--shadow", help="Record plans for review; write nothing.")] = False,
     ) -> None:
         """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog pytorch/pytorch --limit 20 --apply"""
         from issuetriage.github.backlog import backlog, parse_age
+        from issuetriage.live.demotion import holder
         from issuetriage.judges.factory import get_judge
         from issuetriage.store.sqlite import Store
 
@@ -193,8 +205,12 @@ def register(app: typer.Typer) -> None:
         age = parse_age(older_than) if older_than else None
         judge_obj = get_judge(judge, model, profile=profile)
         client = _client(repo)
+        policy = load_profile(profile)
+        shadow = shadow or policy.meta.live.shadow
         with Store(store) as db:
-            result = backlog(client, db, repo, load_profile(profile), judge_obj, label, age, limit, budget, apply)
+            # shadow: plans are recorded for review (with the issue, so the queue can show it), not written
+            result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget, apply or shadow,
+                             hold=holder(db, policy, shadow))
         for r in result.reports:
             outcome = r.verdict.outcome.value if r.verdict else "dry run"
             decision = r.plan.decision.value if r.plan else f"skipped: {r.skipped}"

@@ -14,6 +14,7 @@ from issuetriage.policy import Policy
 _STATE_REASON = {
     Decision.CLOSE_QUESTION: "not_planned",
     Decision.CLOSE_EXPECTED_BEHAVIOR: "not_planned",
+    Decision.CLOSE_STALE: "not_planned",
 }
 
 

@@ -12,6 +12,7 @@ from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceSt
 from issuetriage.policy import Policy
 from issuetriage.evidence.downloads import REMOVAL_NOTICE, download_links, redact
 from issuetriage.evidence.signals import links_in
+from issuetriage.live.followup import reminded_without_reply
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ def guard(proposed: Plan, issue: Issue, policy: Policy) -> GuardResult:
     close = proposed.close
     if close and decision not in CLOSING_DECISIONS:
         rejected.append(Rejection("close", f"closing is only for usage questions, not {decision.value}"))
+        close = False
+    if close and decision is Decision.CLOSE_STALE and not reminded_without_reply(issue, policy):
+        rejected.append(Rejection("close", "a stale close needs the bot's reminder, unanswered by the reporter"))
         close = False
     if close and issue.state != "open":
         close = False

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from issuetriage.errors import GitHubClientError, GitHubServerError, UserError
 from issuetriage.github import mirror, reads
 from issuetriage.github.client import PER_PAGE, GitHubClient
-from issuetriage.act.flow import Report, act, engine
+from issuetriage.act.flow import Hold, Report, act, engine
 from issuetriage.github.apply import GitHubApplier
 from issuetriage.judges.base import Judge
 from issuetriage.models import Issue
@@ -72,8 +72,9 @@ class BacklogReport:
 def backlog(client: GitHubClient, store: Store, repo: str, policy: Policy, judge: Judge | None,
             label: str | None = None, older_than: timedelta | None = None, limit: int = 50,
             budget: int = 500, apply: bool = False, now: datetime | None = None,
-            on_issue: Callable[[int], None] = lambda n: None) -> BacklogReport:
-    """Pick candidates, triage each while the budget allows the worst case."""
+            on_issue: Callable[[int], None] = lambda n: None, hold: Hold | None = None) -> BacklogReport:
+    """Pick candidates, triage each while the budget allows the worst case; `hold` may keep a
+    plan back for review (shadow mode, a demoted label): it is recorded, not written."""
     todo = candidates(client, store, policy, repo, label, older_than, now or datetime.now(UTC), limit, budget)
     out = BacklogReport()
     applier = GitHubApplier(client)
@@ -83,14 +84,14 @@ def backlog(client: GitHubClient, store: Store, repo: str, policy: Policy, judge
             break
         try:
             report = act(applier, repo, issue.number, policy, engine(judge), apply=apply,
-                         audit=store if apply else None)
+                         audit=store if apply else None, hold=hold)
         except GitHubServerError as exc:
             out.failed.append((issue.number, str(exc)))
             break  # GitHub is struggling: stop, and resume from here next time
         except GitHubClientError as exc:
             out.failed.append((issue.number, str(exc)))
             continue
-        if apply:
+        if report.applied:
             outcome = report.verdict.outcome.value if report.verdict else "unknown"
             mirror.mark_finished(store, repo, issue.number, outcome)
         out.reports.append(report)

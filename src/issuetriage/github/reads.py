@@ -241,3 +241,20 @@ def open_issues_page(client: GitHubClient, repo: str, page: int, label: str | No
     resp = client.call("GET", f"/repos/{repo}/issues?state=open&labels={label or ''}&page={page}",
                        lambda: client.gh.rest.issues.list_for_repo(owner, name, **kwargs))
     return tuple(to_issue(repo, item) for item in resp.json())
+
+
+def issue_events(client: GitHubClient, repo: str, number: int) -> tuple[dict[str, Any], ...]:
+    """Every event of one issue (labeled, unlabeled, closed, reopened, ...), oldest first, 100 a
+    page. https://docs.github.com/en/rest/issues/events#list-issue-events"""
+    owner, name = split_repo(repo)
+    found: list[dict[str, Any]] = []
+    page = 1
+    while True:
+        resp = client.call(
+            "GET", f"/repos/{repo}/issues/{number}/events?page={page}",
+            lambda p=page: client.gh.rest.issues.list_events(owner, name, number, per_page=PER_PAGE, page=p))
+        batch = resp.json()
+        found += batch
+        if len(batch) < PER_PAGE:
+            return tuple(found)
+        page += 1

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from issuetriage.github import mirror, reads
 from issuetriage.github.client import PER_PAGE, GitHubClient, to_issue
+from issuetriage.live import events as label_events
 from issuetriage.store.sqlite import Store
 
 
@@ -20,6 +21,7 @@ class SyncReport:
     pages: int
     not_modified: bool
     since: str | None
+    events: int = 0
 
 
 def sync(client: GitHubClient, store: Store, repo: str, since: str | None = None,
@@ -30,7 +32,7 @@ def sync(client: GitHubClient, store: Store, repo: str, since: str | None = None
     etag = saved_etag if since is None else None
     labels = reads.repo_labels(client, repo)
     mirror.save_labels(store, repo, labels)
-    issues = comments = pages = 0
+    issues = comments = pages = events = 0
     newest = start
     first_etag: str | None = None
     page = 1
@@ -45,11 +47,18 @@ def sync(client: GitHubClient, store: Store, repo: str, since: str | None = None
                 count = data.get("comments") if isinstance(data.get("comments"), int) else None
                 found = reads.comments(client, repo, data["number"], count) if count else ()
                 store.put_issue(to_issue(repo, data, found))
+                events += _sync_events(client, store, repo, data["number"])
                 issues, comments = issues + 1, comments + len(found)
                 newest = max(newest or "", data.get("updated_at") or "") or newest
                 on_issue(data["number"])
             # An ETag is only worth keeping for the exact query we will send next time.
             mirror.save_cursor(store, repo, newest, first_etag if newest == start else None)
         if len(batch.items) < PER_PAGE:
-            return SyncReport(issues, comments, len(labels), pages, False, newest)
+            return SyncReport(issues, comments, len(labels), pages, False, newest, events)
         page += 1
+
+
+def _sync_events(client: GitHubClient, store: Store, repo: str, number: int) -> int:
+    """Store the label and state events of one changed issue (who did what, when)."""
+    found = (label_events.from_github(number, e) for e in reads.issue_events(client, repo, number))
+    return label_events.save(store, repo, number, [e for e in found if e is not None])

@@ -191,6 +191,30 @@ class Thresholds(_Strict):
     route: float = Field(0.5, ge=0, le=1)
 
 
+class Live(_Strict):
+    """Live quality: the precision a label must keep to be applied, and who counts as the bot."""
+
+    shadow: bool = False  # record plans without writing them, whatever the command asks
+    precision_target: float = Field(0.6, ge=0, le=1)
+    min_support: int = Field(10, ge=1)  # plans with the label before its precision is judged
+    window_days: int = Field(30, ge=1)
+    bot_accounts: tuple[str, ...] = ("issuetriage[bot]", "issuetriage-bot")
+    queue_labels: tuple[str, ...] = ()
+    queue_prefixes: tuple[str, ...] = ("oncall:",)
+    unused_months: int = Field(12, ge=1)
+
+
+class Stale(_Strict):
+    """Follow-up on issues waiting for their reporter: off unless the profile enables it."""
+
+    enabled: bool = False
+    waiting_templates: tuple[str, ...] = ("request_more_info", "request_self_contained_reproduction")
+    remind_after_days: int = Field(14, ge=1)
+    close_after_days: int = Field(14, ge=1)
+    remind_template: str = "stale_reminder"
+    close_template: str = "stale_close"
+
+
 class Meta(_Strict):
     name: str
     repo: str
@@ -200,6 +224,8 @@ class Meta(_Strict):
     bot_labels: BotLabels = BotLabels()
     release: Release = Release()
     thresholds: Thresholds = Thresholds()
+    live: Live = Live()
+    stale: Stale = Stale()
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -355,6 +381,12 @@ class Policy:
                 if why:
                     raise ConfigError(f"{self.root / 'labels.toml'}: {spec.name}.implies.{i}: "
                                       f"{label!r} {why}")
+        stale = self.meta.stale
+        for i, name in enumerate((*stale.waiting_templates, stale.remind_template, stale.close_template)
+                                 if stale.enabled else ()):
+            if name not in self.templates:
+                raise ConfigError(f"{self.root / 'profile.toml'}: stale: template {name!r} is not in "
+                                  "templates.toml")
         for required in ("redirect_to_forum", "request_more_info",
                          "request_self_contained_reproduction", "numerical_accuracy"):
             if required not in self.templates:

@@ -22,8 +22,8 @@ class StoreApplier:
 
     where: ClassVar[str] = "store"
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, store: Store, at: datetime | None = None) -> None:
+        self.store, self.at = store, at  # `at`: when comments are posted (default: now)
 
     def read(self, repo: str, number: int) -> Issue:
         return self.store.get_issue(repo, number)
@@ -45,7 +45,7 @@ class StoreApplier:
             return issue, ()
         comments = issue.comments
         if effects.comment:
-            comments += (Comment(author=BOT_AUTHOR, body=effects.comment, created_at=datetime.now(UTC)),)
+            comments += (Comment(author=BOT_AUTHOR, body=effects.comment, created_at=self.at or datetime.now(UTC)),)
         after = issue.model_copy(update={
             "labels": issue.labels + effects.labels,
             "body": effects.body if effects.body is not None else issue.body,

@@ -57,6 +57,18 @@ MIGRATIONS: list[Migration] = [
         repo TEXT NOT NULL, number INTEGER NOT NULL, outcome TEXT NOT NULL, finished_at TEXT NOT NULL,
         PRIMARY KEY (repo, number))
 """),
+    Migration(3, "label events, reviews of plans and label demotions", """
+    CREATE TABLE label_events (
+        repo TEXT NOT NULL, number INTEGER NOT NULL, event_id INTEGER NOT NULL, event TEXT NOT NULL,
+        label TEXT, actor TEXT NOT NULL, created_at TEXT NOT NULL,
+        PRIMARY KEY (repo, number, event_id));
+    CREATE TABLE reviews (
+        audit_id INTEGER PRIMARY KEY REFERENCES audit (id), verdict TEXT NOT NULL,
+        reviewer TEXT NOT NULL, reviewed_at TEXT NOT NULL, plan TEXT NOT NULL, note TEXT NOT NULL);
+    CREATE TABLE label_status (
+        repo TEXT NOT NULL, label TEXT NOT NULL, demoted INTEGER NOT NULL, precision REAL,
+        support INTEGER NOT NULL, changed_at TEXT NOT NULL, PRIMARY KEY (repo, label))
+"""),
 ]
 
 
@@ -205,13 +217,15 @@ class Store:
         return int(cur.lastrowid or 0)
 
     def apply(self, plan: Plan, policy: Policy, judgment: Judgment | None = None,
-              extra: dict[str, Any] | None = None, judge: str | None = None) -> Effects:
+              extra: dict[str, Any] | None = None, judge: str | None = None,
+              at: datetime | None = None) -> Effects:
         """Apply a plan decided elsewhere to the stored issue through the one flow (guard, apply by
-        difference, verify, audit), atomically; returns what it changed."""
+        difference, verify, audit), atomically; returns what it changed. `at` is when the
+        comment is posted (default: now)."""
         from issuetriage.act.flow import act, given
         from issuetriage.store.applier import StoreApplier
 
-        report = act(StoreApplier(self), plan.repo, plan.number, policy,
+        report = act(StoreApplier(self, at=at), plan.repo, plan.number, policy,
                      given(plan, judgment, judge or "unknown"), apply=True, audit=self,
                      respect_marker=False, extra=extra)
         assert report.effects is not None

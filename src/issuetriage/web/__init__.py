@@ -1,0 +1,1 @@
+"""`issuetriage serve`: the review queue and report pages as a small local web app."""
