@@ -23,7 +23,6 @@ PY = Interpreter("py", Path(sys.executable))
 MiB = 1024 * 1024
 
 needs_sandbox = pytest.mark.skipif(isolation_mode() is None, reason="bwrap does not work here")
-pytestmark = needs_sandbox
 
 
 def limits(**values) -> Limits:
@@ -50,6 +49,7 @@ print("opened", opened)
 """
 
 
+@needs_sandbox
 def test_kernel_settings_cannot_be_opened_for_writing():
     result = run(OPEN_FOR_WRITING)
     assert result.stdout == "opened []\n", result.stdout + result.stderr
@@ -68,6 +68,7 @@ print(json.dumps({**host, **{k: status[k] for k in ("CapInh", "CapPrm", "CapEff"
 """
 
 
+@needs_sandbox
 def test_the_script_runs_as_an_unprivileged_host_uid_without_capabilities():
     result = run(IDENTITY)
     seen = json.loads(result.stdout or "{}")
@@ -85,6 +86,7 @@ print(status, nested, os.strerror(ctypes.get_errno()) if nested else "made one")
 """
 
 
+@needs_sandbox
 def test_a_seccomp_filter_refuses_nested_user_namespaces():
     result = run(SECCOMP)
     assert result.stdout.startswith("['2'] -1 "), result.stdout + result.stderr
@@ -107,12 +109,14 @@ print("reached", [r for r in reached if not r.endswith("cmdline")], "secret" if 
 """
 
 
+@needs_sandbox
 def test_no_other_process_environment_or_descriptors_are_reachable(monkeypatch):
     monkeypatch.setenv("SCRUB_PROBE_SECRET", "hunter2")
     result = run(OTHER_PROCESSES)
     assert result.stdout == "reached [] no secret\n", result.stdout + result.stderr
 
 
+@needs_sandbox
 def test_the_fork_servers_proc_entries_are_out_of_reach(monkeypatch):
     monkeypatch.setenv("SCRUB_PROBE_SECRET", "hunter2")
     with WarmRunner(PY, limits(timeout_s=30)) as runner:
@@ -142,6 +146,7 @@ raise ValueError("the real failure")
 """
 
 
+@needs_sandbox
 def test_a_candidate_cannot_forge_the_answer_of_a_warm_run():
     with WarmRunner(PY, limits(timeout_s=30)) as runner:
         forged = runner(FORGE)
@@ -173,6 +178,7 @@ print(sorted(f for f in found if "sleep" in f))
 """
 
 
+@needs_sandbox
 def test_no_process_a_warm_run_starts_survives_it():
     with WarmRunner(PY, limits(timeout_s=30)) as runner:
         assert runner(DAEMON).stdout == "left\n"
@@ -202,6 +208,7 @@ print([p for p in ("/tmp/left.txt", "/dev/shm/left.txt", "../left.txt") if os.pa
 """
 
 
+@needs_sandbox
 def test_a_warm_run_leaves_no_files_for_the_next_one():
     with WarmRunner(PY, limits(timeout_s=30)) as runner:
         runner(PLANT)
@@ -223,6 +230,7 @@ print("all held" if all(os.waitpid(pid, 0)[1] == 0 for pid in children) else "so
 """
 
 
+@needs_sandbox
 def test_memory_is_a_total_over_all_the_runs_processes():
     result = run(HOG, memory_bytes=768 * MiB)
     assert "all held" not in result.stdout, result.stdout + result.stderr
@@ -247,6 +255,7 @@ for pid in children:
 """
 
 
+@needs_sandbox
 def test_processes_are_a_total_over_the_run():
     result = run(FORK_MANY, processes=32)
     assert result.stdout.strip().isdigit() and int(result.stdout) < 32, result.stdout + result.stderr
@@ -261,11 +270,13 @@ def _filler(paths: list[str], each: int) -> str:
             "        break\nelse:\n    print('wrote', written)\n")
 
 
+@needs_sandbox
 def test_dev_shm_is_capped():
     result = run(_filler(["/dev/shm/big"], 64), shm_bytes=32 * MiB)
     assert result.stdout.startswith("full ENOSPC"), result.stdout + result.stderr
 
 
+@needs_sandbox
 def test_scratch_and_tmp_are_capped_together():
     result = run(_filler(["/scratch/a.bin", "/tmp/b.bin"], 24), scratch_bytes=32 * MiB)
     assert result.stdout.startswith("full ENOSPC"), result.stdout + result.stderr

@@ -343,6 +343,8 @@ class Sandbox:
     def kill(self, pids: list[int] | tuple[int, ...] = ()) -> None:
         """SIGKILL the run: bwrap's process group (its pid namespace dies with it), and without
         isolation the processes seen under it."""
+        if self.proc.returncode is not None:  # reaped: its pid may belong to another process now
+            return
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
