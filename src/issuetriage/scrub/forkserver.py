@@ -9,6 +9,12 @@ time counts from zero in a child), seeds, and runs the script as `__main__` the 
 `python repro.py` would (exit codes, SystemExit, uncaught exceptions, atexit, non-daemon threads).
 The server enforces the timeout by killing the child's process group.
 
+Sandboxed, the server is pid 1 of its own pid namespace and not dumpable, so a child cannot open
+its pipes, memory or environment through /proc/1 nor signal it; after each run it kills every
+other process in the namespace (kill(-1)), so nothing a run started survives it, and it deletes
+what the run left in the scratch dir, /tmp and /dev/shm. Run folders have unpredictable names.
+The answer comes from what the server observes: the child's wait status and the output files.
+
 Nothing of the script runs in the server itself: every child starts from the state right after
 the pre-imports. Libraries also import lazily at run time (torch pulls in ~800 modules, sympy and
 dynamo among them, on first use): each child lists the library modules it imported, and the
@@ -24,15 +30,31 @@ import re
 import shutil
 import signal
 import sys
+import tempfile
 import time
 
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
+_PR_SET_DUMPABLE = 4
+
+
+def _set_dumpable(value):
+    """prctl(PR_SET_DUMPABLE): a process that is not dumpable keeps its /proc entries (fds,
+    memory, environ) from processes of the same uid."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def _child(request, folder, reply_fd, known, root):
     os.setsid()
     os.close(reply_fd)  # a script must not be able to write answers for the server
+    _set_dumpable(1)  # like a fresh process; the server itself stays undumpable
     os.chdir(folder)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -140,6 +162,48 @@ def _wait(pid, timeout):
         delay = min(delay * 2, 0.02)
 
 
+def _end_run(pid):
+    """Kill what the run left: in the server's own pid namespace every other process, else the
+    child's session (a process that left it survives: no isolation)."""
+    if os.getpid() != 1:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        return
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+    while True:  # orphans come to pid 1
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+def _clean(kept):
+    """Delete what a run added to the folders it can write (entries present at start stay)."""
+    for folder, names in kept.items():
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for name in entries:
+            if name in names:
+                continue
+            path = os.path.join(folder, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+
+
 def _tail(path, size):
     try:
         with open(path, "rb") as handle:
@@ -152,6 +216,8 @@ def _tail(path, size):
 
 def serve(preload, root):
     sys.path[:] = [p for p in sys.path if p not in ("", ".") and not os.path.abspath(p).startswith(root)]
+    if not _set_dumpable(0) and os.getpid() == 1:
+        sys.exit("fork server: cannot protect its /proc entries")  # sandboxed runs then go cold
     reply = os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # library chatter must not reach the protocol
     loaded = []
@@ -162,11 +228,13 @@ def serve(preload, root):
         except BaseException:  # a module that fails to import fails again in the child, as it should
             pass
     known = set(sys.modules)
+    writable = [root] + (["/tmp/", "/dev/shm"] if os.getpid() == 1 else [])  # only the sandbox's own
+    kept = {folder: set(os.listdir(folder)) for folder in writable if os.path.isdir(folder)}
     reply.write(json.dumps({"ready": loaded}) + "\n")
     reply.flush()
-    for number, line in enumerate(sys.stdin):
+    for line in sys.stdin:
         request = json.loads(line)
-        folder = os.path.join(root, "run%d" % number)
+        folder = tempfile.mkdtemp(prefix="run", dir=root)
         os.makedirs(os.path.join(folder, "tmp"))
         with open(os.path.join(folder, request["script"]), "w") as handle:
             handle.write(request["code"])
@@ -180,6 +248,7 @@ def serve(preload, root):
             finally:
                 os._exit(121)
         status, timed_out = _wait(pid, request["timeout"])
+        _end_run(pid)
         answer = {"duration": round(time.monotonic() - start, 3), "timed_out": timed_out,
                   "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
                   "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
@@ -188,7 +257,7 @@ def serve(preload, root):
         reply.write(json.dumps(answer) + "\n")
         reply.flush()
         _learn(folder, known)
-        shutil.rmtree(folder, ignore_errors=True)
+        _clean(kept)
 
 
 if __name__ == "__main__":

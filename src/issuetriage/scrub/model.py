@@ -60,13 +60,16 @@ class Interpreter:
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one sandboxed run."""
+    """Resource limits for one sandboxed run; memory, processes, shm and scratch are totals per run."""
 
     timeout_s: float = 120.0
-    memory_bytes: int = 8 * 1024**3
+    memory_bytes: int = 8 * 1024**3  # all the run's processes together (and each one's address space)
     cpu_s: int = 600
     file_bytes: int = 256 * 1024**2
     open_files: int = 1024
+    processes: int = 512  # tasks (processes and threads) in the run's user namespace
+    shm_bytes: int = 512 * 1024**2  # /dev/shm, a tmpfs of this size
+    scratch_bytes: int = 2 * 1024**3  # /scratch and /tmp, tmpfs of this size each
 
 
 @dataclass(frozen=True)

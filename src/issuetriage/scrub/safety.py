@@ -1,6 +1,12 @@
 """Static safety review of a repro script (AST): every finding names its rule, line and code.
 
-Nothing runs while a finding stands, unless a human allowed that rule (`--allow RULE`).
+Nothing runs while a finding stands, unless a human allowed that rule (`--allow RULE`). The
+review is advisory: a determined script can hide from any static reading, so the sandbox is the
+boundary. It still resolves the usual disguises to the names they hide: rebound names
+(`run = subprocess.run`, `def f(m=os)`), `getattr`, `__getattribute__`, `operator.attrgetter` /
+`methodcaller`, `X.__dict__[...]`, `sys.modules[...]`, star imports of risky modules; dangerous
+functions passed around without a call (a metaclass, a class attribute, `map(os.system, ...)`)
+count as calls.
 """
 
 from __future__ import annotations
@@ -32,10 +38,9 @@ _DESERIALIZE = {"torch.load", "torch.jit.load", "pickle.load", "pickle.loads", "
                 "_pickle.load", "_pickle.loads", "cPickle.load", "dill.load", "dill.loads",
                 "cloudpickle.load", "cloudpickle.loads", "joblib.load", "pandas.read_pickle",
                 "shelve.open", "torch.package.PackageImporter", "yaml.unsafe_load"}
-_DECODERS = {"base64.b64decode", "base64.b85decode", "base64.a85decode", "base64.b32decode",
-             "base64.decodebytes", "binascii.unhexlify", "binascii.a2b_base64", "bytes.fromhex",
-             "zlib.decompress", "marshal.loads", "marshal.load", "codecs.decode", "lzma.decompress",
-             "bz2.decompress", "gzip.decompress"}
+_DECODERS = {"bytes.fromhex", "codecs.decode"}
+_DECODER_MODULES = {"base64", "binascii", "zlib", "marshal", "lzma", "bz2", "gzip", "quopri", "uu"}
+_DECODER_NAME = re.compile(r"decod|decompress|a2b|unhexlify|^loads?$")
 _FS_WRITERS = {"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "os.rename", "os.replace",
                "os.makedirs", "os.mkdir", "os.chmod", "os.chown", "os.symlink", "os.link",
                "os.truncate", "shutil.rmtree", "shutil.copy", "shutil.copy2", "shutil.copyfile",
@@ -48,6 +53,19 @@ _ENV_OK = re.compile(r"^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|LOCAL_RANK|LOCA
                      r"OMP_NUM_THREADS|MKL_NUM_THREADS|CUBLAS_WORKSPACE_CONFIG|"
                      r"TORCH_LOGS|PYTHONHASHSEED|KMP_[A-Z_]+)$")
 _BLOB = re.compile(r"^[A-Za-z0-9+/=\s]{120,}$|^[0-9a-fA-F\s]{120,}$")
+_OPENERS = {"open", "io.open", "_io.open", "os.open", "builtins.open", "io.FileIO", "_io.FileIO",
+            "codecs.open"}
+_SUBPROCESS_CALLS = {f"subprocess.{n}" for n in ("run", "Popen", "call", "check_call",
+                                                 "check_output", "getoutput", "getstatusoutput")}
+_REFERENCED = ({**dict.fromkeys(_SHELL | _SUBPROCESS_CALLS, "subprocess"),
+                **dict.fromkeys(_DYNAMIC - {"types.FunctionType", "types.CodeType"}, "dynamic_code"),
+                **dict.fromkeys(_DESERIALIZE, "deserialization")})
+_RISKY_STAR = {n.split(".")[0] for n in (*_SHELL, *_SUBPROCESS_CALLS, *_DYNAMIC, *_DESERIALIZE,
+                                         *_FS_WRITERS, *_OPENERS)} | _DECODER_MODULES | {
+    "sys", "builtins", "importlib", "ctypes", "operator", "asyncio", "pty", "shelve", *_NETWORK_MODULES}
+_BUILTIN_VALUES = {"exec", "eval", "compile", "__import__", "getattr", "open", "globals", "vars",
+                   "breakpoint"}
+_TEMP_FACTORIES = ("tempfile.",)
 
 
 def review(code: str) -> list[Finding]:
@@ -58,12 +76,13 @@ def review(code: str) -> list[Finding]:
         return [Finding("syntax", exc.lineno or 0, (exc.text or "").strip())]
     aliases = _aliases(tree)
     lines = code.splitlines()
-    found = set(_scan(tree, aliases, lines))
+    found = set(_scan(tree, aliases, lines, _temp_names(tree, aliases)))
     return [Finding(*f) for f in sorted(found, key=lambda f: (f[1], f[0]))]
 
 
 def _aliases(tree: ast.Module) -> dict[str, str]:
-    """Local name → dotted origin, from every import (so `import subprocess as sp` is seen)."""
+    """Local name → dotted origin, from every import (so `import subprocess as sp` is seen) and
+    every rebinding of an imported or dangerous builtin name (`run = sp.run`, `def f(m=os)`)."""
     names: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -73,19 +92,106 @@ def _aliases(tree: ast.Module) -> dict[str, str]:
             for a in node.names:
                 names[a.asname or a.name] = f"{node.module}.{a.name}"
     names.setdefault("np", "numpy")
+    imported = set(names)
+    for _ in range(3):  # chains: a = os; b = a
+        for target, value in _bindings(tree):
+            origin = qualname(value, names)
+            root = origin.split(".")[0]
+            if origin and target != origin and (root in _BUILTIN_VALUES or _root_name(value) in imported
+                                                or root in names.values()):
+                names[target] = origin
+                imported.add(target)
     return names
 
 
+def _bindings(tree: ast.Module) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) for plain assignments, walrus, annotated assignments and argument defaults."""
+    for node in ast.walk(tree):
+        pairs: list[tuple[ast.expr, ast.expr]] = []
+        if isinstance(node, ast.Assign):
+            pairs = [(t, node.value) for t in node.targets]
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            pairs = [(node.target, node.value)]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            positional = [*args.posonlyargs, *args.args]
+            pairs = [(ast.Name(a.arg), d) for a, d in zip(positional[len(positional) - len(args.defaults):],
+                                                          args.defaults)]
+            pairs += [(ast.Name(a.arg), d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d]
+        for target, value in pairs:
+            if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
+                pairs += list(zip(target.elts, value.elts))
+            elif isinstance(target, ast.Name):
+                yield target.id, value
+
+
+def _root_name(node: ast.AST) -> str:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 def qualname(node: ast.AST, aliases: dict[str, str]) -> str:
-    """`sp.run` → `subprocess.run` through the import aliases; '' when not a dotted name."""
+    """`sp.run` → `subprocess.run` through the import aliases, and through the spellings that hide
+    an attribute: getattr(X, 'a'), X.__getattribute__('a'), operator.attrgetter('a')(X),
+    X.__dict__['a'] / .get('a'), sys.modules['m']; '' when not a dotted name."""
     parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+            continue
+        hidden = _hidden_attribute(node, aliases)
+        if hidden is None:
+            break
+        node, attr = hidden
+        if node is None:
+            return ".".join([attr, *reversed(parts)])
+        parts.append(attr)
     if not isinstance(node, ast.Name):
         return ""
     parts.append(aliases.get(node.id, node.id))
     return ".".join(reversed(parts))
+
+
+def _hidden_attribute(node: ast.AST, aliases: dict[str, str]) -> tuple[ast.AST | None, str] | None:
+    """(object, attribute name) that a getattr-like spelling with a constant name reaches;
+    (None, module) for sys.modules['module']."""
+    key = _constant_key(node)
+    if isinstance(node, ast.Subscript) or _is_get(node):
+        holder = node.value if isinstance(node, ast.Subscript) else node.func.value  # type: ignore[attr-defined]
+        if key is None:
+            return None
+        if isinstance(holder, ast.Attribute) and holder.attr == "__dict__":
+            return holder.value, key
+        if qualname(holder, aliases) == "sys.modules":
+            return None, key
+        return None
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    name = qualname(func, aliases) if not isinstance(func, ast.Call) else ""
+    if name in {"getattr", "builtins.getattr", "object.__getattribute__"} and len(node.args) >= 2:
+        attr = node.args[1]
+        if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+            return node.args[0], attr.value
+    if isinstance(func, ast.Attribute) and func.attr == "__getattribute__" and node.args:
+        if isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            return func.value, node.args[0].value
+    if (isinstance(func, ast.Call) and qualname(func.func, aliases) == "operator.attrgetter"
+            and node.args and func.args and isinstance(func.args[0], ast.Constant)):
+        return node.args[0], str(func.args[0].value)
+    return None
+
+
+def _is_get(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get" and bool(node.args))
+
+
+def _constant_key(node: ast.AST) -> str | None:
+    key = node.slice if isinstance(node, ast.Subscript) else (node.args[0] if _is_get(node) else None)  # type: ignore[attr-defined]
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
 
 
 def _snippet(node: ast.AST, lines: list[str]) -> str:
@@ -93,24 +199,42 @@ def _snippet(node: ast.AST, lines: list[str]) -> str:
     return line.strip()[:160]
 
 
-def _scan(tree: ast.Module, aliases: dict[str, str], lines: list[str]) -> Iterator[tuple[str, int, str]]:
+def _scan(tree: ast.Module, aliases: dict[str, str], lines: list[str],
+          temps: set[str]) -> Iterator[tuple[str, int, str]]:
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
-        rule = _rule_for(node, aliases)
+        rule = _rule_for(node, aliases, temps) or (None if id(node) in called else _reference_rule(node, aliases))
         if rule:
             yield rule, node.lineno, _snippet(node, lines)  # type: ignore[attr-defined]
     yield from _exotic_escapes(tree, lines)
 
 
-def _rule_for(node: ast.AST, aliases: dict[str, str]) -> str | None:
+def _reference_rule(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """A dangerous function used as a value (passed, stored, a metaclass) counts as called; so
+    does hiding any name behind sys.modules, __dict__, attrgetter or __getattribute__."""
+    if not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+        return None
+    if isinstance(node, (ast.Name, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
+        return None
+    name = qualname(node, aliases)
+    if name in _REFERENCED or name.startswith(("os.exec", "os.spawn", "asyncio.create_subprocess")):
+        return _REFERENCED.get(name, "subprocess")
+    return None
+
+
+def _rule_for(node: ast.AST, aliases: dict[str, str], temps: set[str]) -> str | None:
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return _import_rule(node)
     if isinstance(node, ast.Call):
-        return _call_rule(node, aliases)
+        return _call_rule(node, aliases, temps)
+    if isinstance(node, ast.Subscript) and _dynamic_lookup(node, aliases):
+        return "dynamic_code"
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
         return _env_write_rule(node, aliases)
     if isinstance(node, ast.Name) and node.id in {"__builtins__", "__loader__"}:
         return "dynamic_code"
-    if isinstance(node, ast.Attribute) and node.attr in {"__globals__", "__code__", "__subclasses__"}:
+    if isinstance(node, ast.Attribute) and node.attr in {"__globals__", "__code__", "__subclasses__",
+                                                         "__self__", "__builtins__"}:
         return "dynamic_code"
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
         text = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
@@ -121,8 +245,20 @@ def _rule_for(node: ast.AST, aliases: dict[str, str]) -> str | None:
     return None
 
 
+def _dynamic_lookup(node: ast.Subscript | ast.Call, aliases: dict[str, str]) -> bool:
+    """sys.modules[...] or X.__dict__[...] with a name computed at run time, or written to."""
+    holder = node.value if isinstance(node, ast.Subscript) else node.func.value  # type: ignore[attr-defined]
+    hides = (isinstance(holder, ast.Attribute) and holder.attr == "__dict__") or \
+        qualname(holder, aliases) == "sys.modules"
+    stored = isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load)
+    return hides and (stored or _constant_key(node) is None)
+
+
 def _import_rule(node: ast.Import | ast.ImportFrom) -> str | None:
     names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+        if (node.module or "").split(".")[0] in _RISKY_STAR:
+            return "dynamic_code"  # every name it brings in is hidden from the review
     for name in names:
         root = name.split(".")[0]
         if root in _NETWORK_MODULES:
@@ -136,30 +272,57 @@ def _import_rule(node: ast.Import | ast.ImportFrom) -> str | None:
     return None
 
 
-def _call_rule(call: ast.Call, aliases: dict[str, str]) -> str | None:
-    name = qualname(call.func, aliases)
+def _call_rule(call: ast.Call, aliases: dict[str, str], temps: set[str]) -> str | None:
+    name = _called_name(call, aliases)
     method = call.func.attr if isinstance(call.func, ast.Attribute) else name
-    if name in _DYNAMIC or (name == "getattr" and _suspicious_getattr(call)):
+    if name in _DYNAMIC or (name == "getattr" and _suspicious_getattr(call)) or method == "exec" or \
+            _hidden_by_name(call, aliases) or (_is_get(call) and _dynamic_lookup(call, aliases)):
         return "dynamic_code"
     if name in _SHELL or name.startswith(_SHELL_PREFIXES):
         return None if _is_launcher(call) else "subprocess"
     if name in _DESERIALIZE or (name.endswith("numpy.load") and _kw_true(call, "allow_pickle")):
         return "deserialization"
-    if name in _DECODERS or method == "fromhex" or (method == "decode" and _codec_arg(call)):
+    if name in _DECODERS or method == "fromhex" or (method == "decode" and _codec_arg(call)) or (
+            name.split(".")[0] in _DECODER_MODULES and _DECODER_NAME.search(name.rsplit(".", 1)[-1])):
         return "obfuscation"
     if name.startswith(_NETWORK_CALLS) or method in _NETWORK_METHODS or _kw_true(call, "download"):
         return "network"
-    if name == "open" or name.endswith(("io.open", "os.open", "builtins.open")):
-        return "file_write" if _open_writes_outside(call) else None
+    if name in _OPENERS:
+        return "file_write" if _open_writes_outside(call, temps) else None
     if name in _FS_WRITERS:
-        return "file_write" if name != "pathlib.Path" and _path_outside(call, name) else None
-    if method in _PATH_WRITES and _receiver_outside(call):
+        return "file_write" if name != "pathlib.Path" and _path_outside(call, name, temps) else None
+    if method in _PATH_WRITES and _receiver_outside(call, temps):
+        return "file_write"
+    if method == "open" and isinstance(call.func, ast.Attribute) and _mode_writes(call.args[:1], call) \
+            and _receiver_outside(call, temps):
         return "file_write"
     if name in {"os.putenv", "os.unsetenv", "os.environ.update", "os.environ.clear", "os.chdir",
                 "os.environ.pop", "os.environ.setdefault", "os.environ.__setitem__",
                 "sys.path.append", "sys.path.insert", "site.addsitedir"}:
         return _env_call_rule(call, name)
     return None
+
+
+def _called_name(call: ast.Call, aliases: dict[str, str]) -> str:
+    """The dotted name a call reaches, operator.methodcaller('a', ...)(X) included."""
+    func = call.func
+    if (isinstance(func, ast.Call) and qualname(func.func, aliases) == "operator.methodcaller"
+            and func.args and isinstance(func.args[0], ast.Constant) and call.args):
+        target = qualname(call.args[0], aliases)
+        return f"{target}.{func.args[0].value}" if target else ""
+    return qualname(func, aliases)
+
+
+def _hidden_by_name(call: ast.Call, aliases: dict[str, str]) -> bool:
+    """attrgetter / methodcaller / __getattribute__ with a name that is not a constant."""
+    func = call.func
+    name = qualname(func, aliases)
+    if name in {"operator.attrgetter", "operator.methodcaller", "object.__getattribute__"} or (
+            isinstance(func, ast.Attribute) and func.attr == "__getattribute__"):
+        key = call.args[1] if name == "object.__getattribute__" and len(call.args) > 1 else (
+            call.args[0] if call.args else None)
+        return not (isinstance(key, ast.Constant) and isinstance(key.value, str))
+    return False
 
 
 def _is_launcher(call: ast.Call) -> bool:
@@ -197,39 +360,94 @@ def _codec_arg(call: ast.Call) -> bool:
                                                     "bz2", "unicode_escape"} for a in args)
 
 
-def _outside(path: ast.expr | None) -> bool:
-    """True for a path that may leave the scratch dir: absolute, `..`, `~`, or not a constant."""
+def _temp_names(tree: ast.Module, aliases: dict[str, str]) -> set[str]:
+    """Names bound to a temporary file or folder (tempfile.mkdtemp(), `with TemporaryDirectory() as d`)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+            pairs = [(node.optional_vars, node.context_expr)]
+        elif isinstance(node, ast.Assign):
+            pairs = [(t, node.value) for t in node.targets]
+        else:
+            continue
+        for target, value in pairs:
+            if isinstance(value, ast.Call) and qualname(value.func, aliases).startswith(_TEMP_FACTORIES):
+                targets = target.elts if isinstance(target, ast.Tuple) else [target]
+                names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _outside(path: ast.expr | None, temps: set[str]) -> bool:
+    """True for a path that may leave the scratch dir: absolute (but /tmp, which the sandbox keeps
+    in scratch), `..`, `~`, or computed from anything but a temporary folder."""
     if path is None:
         return False
     if isinstance(path, ast.Constant) and isinstance(path.value, str):
-        return path.value.startswith(("/", "~")) or ".." in path.value.split("/")
+        text = path.value
+        return (text.startswith(("/", "~")) and not _in_tmp(text)) or ".." in text.split("/")
     if isinstance(path, ast.JoinedStr):
         head = path.values[0] if path.values else None
-        return not (isinstance(head, ast.Constant) and not str(head.value).startswith(("/", "~"))
-                    and ".." not in str(head.value))
+        if isinstance(head, ast.FormattedValue):
+            return not _temporary(head.value, temps) or _climbs(path)
+        return not isinstance(head, ast.Constant) or _outside(ast.Constant(str(head.value)), temps) or _climbs(path)
+    if _temporary(path, temps):
+        return _climbs(path)
     return True  # a computed path could point anywhere
 
 
-def _open_writes_outside(call: ast.Call) -> bool:
-    mode = call.args[1] if len(call.args) > 1 else next(
-        (k.value for k in call.keywords if k.arg == "mode"), None)
+def _in_tmp(text: str) -> bool:
+    return (text == "/tmp" or text.startswith("/tmp/")) and ".." not in text.split("/")
+
+
+def _climbs(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and ".." in n.value.split("/")
+               for n in ast.walk(node))
+
+
+def _temporary(node: ast.AST, temps: set[str]) -> bool:
+    """A temporary name, `.name` of one, a tempfile call, or a join / `/` / `+` that starts with one."""
+    if isinstance(node, ast.Name):
+        return node.id in temps
+    if isinstance(node, ast.Attribute) and node.attr == "name":
+        return _temporary(node.value, temps)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _in_tmp(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
+        return _temporary(node.left, temps)
+    if isinstance(node, ast.Call):
+        name = qualname(node.func, {})
+        if name.startswith("tempfile."):
+            return True
+        if name in {"os.path.join", "Path", "pathlib.Path", "PurePath", "str"} and node.args:
+            return _temporary(node.args[0], temps)
+    return False
+
+
+def _mode_writes(args: list[ast.expr], call: ast.Call) -> bool:
+    mode = args[0] if args else next((k.value for k in call.keywords if k.arg == "mode"), None)
     if mode is None:
         return False
-    if isinstance(mode, ast.Constant) and not any(c in str(mode.value) for c in "wax+"):
+    return not (isinstance(mode, ast.Constant) and not any(c in str(mode.value) for c in "wax+"))
+
+
+def _open_writes_outside(call: ast.Call, temps: set[str]) -> bool:
+    if not _mode_writes(call.args[1:2], call):
         return False
-    return _outside(call.args[0] if call.args else None)
+    return _outside(call.args[0] if call.args else None, temps)
 
 
-def _path_outside(call: ast.Call, name: str) -> bool:
+def _path_outside(call: ast.Call, name: str, temps: set[str]) -> bool:
     targets = call.args[1:2] if name in {"torch.save", "numpy.save"} else call.args[:2]
-    return any(_outside(t) for t in targets) or not targets
+    return any(_outside(t, temps) for t in targets) or not targets
 
 
-def _receiver_outside(call: ast.Call) -> bool:
+def _receiver_outside(call: ast.Call, temps: set[str]) -> bool:
     receiver = call.func.value  # type: ignore[attr-defined]
     if isinstance(receiver, ast.Call) and receiver.args:
-        return _outside(receiver.args[0])
-    return isinstance(receiver, ast.BinOp)  # Path("/x") / "y" style: be conservative
+        return _outside(receiver.args[0], temps)
+    if isinstance(receiver, ast.BinOp):  # Path("/x") / "y" style: outside unless it starts in a temp folder
+        return not _temporary(receiver, temps) or _climbs(receiver)
+    return False
 
 
 def _env_key_ok(key: ast.expr | None) -> bool:

@@ -17,7 +17,6 @@ import os
 import queue
 import select
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -25,7 +24,7 @@ import time
 from pathlib import Path
 
 from issuetriage.scrub.model import Interpreter, Limits, RunResult
-from issuetriage.scrub.sandbox import SCRIPT, TAIL, isolated, run_script
+from issuetriage.scrub.sandbox import SCRIPT, TAIL, run_script, start
 
 _SERVER = (Path(__file__).with_name("forkserver.py")).read_text()
 _START_S = 180.0  # importing torch on a loaded machine
@@ -54,14 +53,14 @@ class _Server:
                  preload: tuple[str, ...]) -> None:
         self.scratch = tempfile.mkdtemp(prefix="scrub-warm-")
         cmd = [str(interp.python), "-X", "faulthandler", "-c", _SERVER, json.dumps(list(preload))]
-        try:
-            argv, env, self.mode = isolated(cmd, self.scratch, interp, limits, seed, isolation)
+        try:  # pid 1 of its sandbox: no bwrap init holds its pipes, and it can kill all a run left
+            self.sandbox = start(cmd, self.scratch, interp, limits, seed, isolation, as_pid_1=True,
+                                 bufsize=0, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL)
         except BaseException:  # no sandbox: the error is the cold path's; leave no scratch dir behind
             shutil.rmtree(self.scratch, ignore_errors=True)
             raise
-        self.proc = subprocess.Popen(argv, cwd=self.scratch, env=env, bufsize=0,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc, self.mode = self.sandbox.proc, self.sandbox.mode
         self._buffer = b""
         ready = self._read(_START_S)
         if ready is None or "ready" not in ready:
@@ -107,11 +106,9 @@ class _Server:
 
     def close(self) -> None:
         if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
+            self.sandbox.kill()
         self.proc.wait()
+        self.sandbox.close()
         for stream in (self.proc.stdin, self.proc.stdout):
             stream.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
