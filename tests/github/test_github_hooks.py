@@ -184,7 +184,7 @@ def test_gh_issue_url_of_the_target_is_allowed(policy):
 ])
 def test_gh_hidden_behind_shell_syntax_is_blocked_not_ignored(policy, command):
     reply = pre("Bash", {"command": command}, policy=policy)
-    assert reply.exit_code == 2 and "one plain gh command per call" in reply.stderr
+    assert reply.exit_code == 2 and reply.stdout == ""
 
 
 @pytest.mark.parametrize("command", ["gh -R evil/other issue edit 103 --add-label 'module: docs'",

@@ -17,14 +17,18 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from issuetriage.github.auth import redact
-from issuetriage.engine.guard import guard
 from issuetriage.agents.gh_commands import Mutation, Refused, parse, rewrite
-from issuetriage.models import Decision, Issue, Plan
+from issuetriage.agents.proposal import Ask, build
+from issuetriage.engine.guard import guard
+from issuetriage.github.auth import redact
+from issuetriage.judges.base import Judge
+from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.models import Issue, Plan
 from issuetriage.policy import Policy
 
 ReadIssue = Callable[[str, int], Issue]
 AddLabel = Callable[[str, int, str], None]
+AGENT = "agent:hook"
 
 
 @dataclass(frozen=True)
@@ -67,8 +71,9 @@ def _template_of(text: str, policy: Policy) -> str | None:
     return None
 
 
-def proposal(m: Mutation, issue: Issue, policy: Policy) -> tuple[Plan, list[str]]:
-    """The plan this tool call amounts to, and the parts refused before the guard sees them."""
+def proposal(m: Mutation, issue: Issue, policy: Policy, offline: Judge) -> tuple[Plan, list[str]]:
+    """The plan this tool call amounts to (the agents' one proposal rule), and what was refused
+    before the guard sees it."""
     refused: list[str] = []
     templates: tuple[str, ...] = ()
     if m.comment is not None:
@@ -78,15 +83,13 @@ def proposal(m: Mutation, issue: Issue, policy: Policy) -> tuple[Plan, list[str]
         else:
             templates = (name,)
     added = tuple(label for label in m.labels if label not in issue.labels)
-    decision = (Decision.TRANSFER if m.transfer_repo else Decision.CLOSE_QUESTION if m.close
-                else Decision.REQUEST_INFO if templates and not added else Decision.LABEL)
-    plan = Plan(repo=issue.repo, number=issue.number, decision=decision, labels_added=added,
-                templates=templates, close=m.close, body_edit=m.body, transfer_repo=m.transfer_repo)
-    return plan, refused
+    ask = Ask(None, added, templates, close=m.close, body_edit=m.body, transfer_repo=m.transfer_repo)
+    plan, rejected = build(ask, issue, policy, offline, AGENT)
+    return plan, refused + [f"{r.item}: {r.reason}" for r in rejected]
 
 
 def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
-                 read_issue: ReadIssue) -> HookReply:
+                 read_issue: ReadIssue, offline: Judge | None = None) -> HookReply:
     """Allow, rewrite or block one tool call."""
     tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
     try:
@@ -98,7 +101,7 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
         if (m.repo, m.number) != goal:
             raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
         issue = read_issue(m.repo, m.number)
-        proposed, refused = proposal(m, issue, policy)
+        proposed, refused = proposal(m, issue, policy, offline or HeuristicJudge())
         result = guard(proposed, issue, policy)
         reasons = refused + [f"{r.item}: {r.reason}" for r in result.rejections]
         kept = result.plan
@@ -113,12 +116,15 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
     guarded = replace(m, labels=labels, close=kept.close, body=kept.body_edit,
                       transfer_repo=kept.transfer_repo,
                       comment="\n\n".join(policy.render_template(t) for t in kept.templates) or None)
-    changed = _final(guarded, issue, set_semantics=False) != _final(m, issue, m.labels_set)
+    updated = rewrite(tool, tool_input, guarded, issue.labels)
+    # a gh command always runs as we parsed it (quoted, explicit --repo); MCP input only if trimmed
+    changed = (updated != tool_input if tool == "Bash"
+               else _final(guarded, issue, set_semantics=False) != _final(m, issue, m.labels_set))
     reason = "issuetriage guard: " + ("; ".join(reasons) or "allowed")
     decision: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": "allow",
                                 "permissionDecisionReason": reason}
     if changed:
-        decision["updatedInput"] = rewrite(tool, tool_input, guarded, issue.labels)
+        decision["updatedInput"] = updated
     log(env, "PreToolUse", f"{tool}: allow{' (rewritten)' if changed else ''}: {reason}")
     return HookReply(0, json.dumps({"hookSpecificOutput": decision}))
 
@@ -169,12 +175,28 @@ def _failed(response: Any) -> bool:
 def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = None,
         policy: Policy | None = None, read_issue: ReadIssue | None = None,
         add_label: AddLabel | None = None) -> HookReply:
-    """Entry used by the CLI: parse stdin, wire the GitHub client, answer."""
+    """Entry used by the CLI. Never raises and never exits 1 (Claude Code runs the call on a
+    non-blocking error): whatever goes wrong answers exit 2 with one line."""
+    env = os.environ if env is None else env
+    try:
+        return _run(event_name, stdin, env, policy, read_issue, add_label)
+    except BaseException as exc:  # RecursionError, MemoryError, a broken profile, a bug
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        try:
+            log(env, event_name, f"internal error: {reason}")
+        except Exception:
+            pass
+        return HookReply(2, "", f"issuetriage hook: could not check the call ({reason})\n")
+
+
+def _run(event_name: str, stdin: str | bytes, env: Mapping[str, str], policy: Policy | None,
+         read_issue: ReadIssue | None, add_label: AddLabel | None) -> HookReply:
     from issuetriage.github import reads, writes
     from issuetriage.github.client import GitHubClient
     from issuetriage.policy import load_profile
 
-    env = os.environ if env is None else env
     if isinstance(stdin, bytes):
         try:
             stdin = stdin.decode("utf-8")
@@ -185,7 +207,7 @@ def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = Non
         event = json.loads(stdin or "{}")
         if not isinstance(event, dict):
             raise ValueError("not an object")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply to read
         log(env, event_name, f"bad hook input: {exc}")
         return HookReply(2, "", f"issuetriage hook: invalid JSON on stdin: {exc}\n")
     policy = policy or load_profile(env.get("ISSUETRIAGE_PROFILE", "pytorch"))
