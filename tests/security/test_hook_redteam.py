@@ -134,6 +134,19 @@ def test_gh_commands_the_hook_cannot_check_are_blocked(policy, command):
     assert_blocked(bash(command, policy=policy))
 
 
+# --- GitHub MCP tools that write but are not the two the hook parses ---
+
+MCP_WRITES = ["create_issue", "update_pull_request", "merge_pull_request", "push_files",
+              "create_or_update_file", "delete_file", "sub_issue_write", "assign_copilot_to_issue",
+              "label_write", "create_pull_request_review"]
+
+
+@pytest.mark.parametrize("tool", MCP_WRITES)
+def test_github_mcp_write_tools_the_hook_cannot_check_are_blocked(policy, tool):
+    tool_input = {"owner": "pytorch", "repo": "pytorch", "issue_number": 7, "pull_number": 7, "title": "x"}
+    assert_blocked(hook(f"mcp__github__{tool}", tool_input, policy=policy))
+
+
 # --- shell indirection: the verb or the program hidden from a word-level look ---
 
 SHELL = {
@@ -173,6 +186,8 @@ CLIENTS = {
     "curl_computed_url": "curl \"$API/repos/pytorch/pytorch/issues/7/comments\" -d x",
     "curl_ip_and_host_header": "curl -k -H 'Host: api.github.com' https://140.82.112.6/repos/pytorch/pytorch/issues/7 -d x",
     "curl_config_file": "curl -K request.cfg",
+    "curl_read_under_curlrc": f"curl -sSL {API}",
+    "wget_read_under_wgetrc": f"wget -qO- {API}",
     "curlrc": "echo 'request = \"POST\"' >> ~/.curlrc",
     "wget_method": f"wget --method=PATCH --body-data='{{\"state\":\"closed\"}}' {API}",
     "wget_post_data": f"wget --post-data='{{\"body\":\"x\"}}' {API}/comments",
@@ -252,7 +267,8 @@ READS = {
     "api_get_with_query_fields": "gh api -X GET search/issues -f q='repo:pytorch/pytorch is:open sort'",
     "pr_view": "gh pr view 1 --repo pytorch/pytorch",
     "gh_version": "gh --version",
-    "curl_get_api": "curl -sSL https://api.github.com/repos/pytorch/pytorch/issues/103",
+    "curl_get_api": "curl -q -sSL https://api.github.com/repos/pytorch/pytorch/issues/103",
+    "wget_get_api": "wget --no-config -q -O issue.json https://api.github.com/repos/pytorch/pytorch/issues/103",
     "curl_post_elsewhere": "curl -X POST https://example.com/hook -d ok=1",
     "python_inline": "python -c 'import torch; print(torch.__version__)'",
     "python_file": "python repro.py",
@@ -266,6 +282,13 @@ READS = {
 def test_reads_and_unrelated_commands_still_pass(policy, command):
     reply = bash(command, policy=policy)
     assert reply.exit_code == 0 and reply.stdout == "", reply
+
+
+@pytest.mark.parametrize("tool", ["get_issue", "issue_read", "list_issues", "search_issues",
+                                  "get_file_contents", "pull_request_read"])
+def test_github_mcp_read_tools_still_pass(policy, tool):
+    reply = hook(f"mcp__github__{tool}", {"owner": "pytorch", "repo": "pytorch", "issue_number": 103}, policy=policy)
+    assert reply.exit_code == 0 and reply.stdout == ""
 
 
 def test_checked_writes_still_pass(policy):

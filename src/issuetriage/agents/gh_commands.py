@@ -16,6 +16,8 @@ from issuetriage.agents.shell import Unsafe, reaches_github, simple_commands
 MCP_UPDATE = {"mcp__github__update_issue", "mcp__github__issue_write"}
 MCP_COMMENT = {"mcp__github__add_issue_comment"}
 MCP_UPDATE_FIELDS = {"owner", "repo", "issue_number", "method", "labels", "state", "state_reason", "body"}
+MCP_PREFIX = "mcp__github__"
+MCP_READ = re.compile(r"(get|list|search)_\w+|\w+_read")  # the GitHub MCP server's read tools
 
 
 class Refused(Exception):
@@ -40,13 +42,15 @@ class Mutation:
 def parse(tool_name: str, tool_input: dict[str, Any], default_repo: str) -> Mutation | None:
     """The mutation a tool call makes, None when it makes none; Refused for writes we never allow."""
     if not isinstance(tool_input, dict):
-        if tool_name in MCP_UPDATE or tool_name in MCP_COMMENT or tool_name == "Bash":
+        if tool_name.startswith(MCP_PREFIX) or tool_name == "Bash":
             raise Refused("tool_input must be a JSON object")
         return None
     if tool_name in MCP_UPDATE or tool_name in MCP_COMMENT:
         return _mcp(tool_name, tool_input)
     if tool_name == "Bash":
         return _gh(str(tool_input.get("command", "")), default_repo)
+    if tool_name.startswith(MCP_PREFIX) and not MCP_READ.fullmatch(tool_name[len(MCP_PREFIX):]):
+        raise Refused(f"{tool_name} may write to GitHub and is not a tool the hook can check")
     return None
 
 

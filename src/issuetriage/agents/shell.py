@@ -295,9 +295,13 @@ def http_read_only(cmd: SimpleCommand) -> None:
     if not _targets_github(cmd):
         return
     name, args = cmd.name, list(cmd.words[1:])
-    if name == "curl":
+    if name == "curl":  # ~/.curlrc may say `request = POST`: only -q as the first word skips it
+        if args[:1] not in (["-q"], ["--disable"]):
+            raise Unsafe("curl to GitHub must start with -q (so no ~/.curlrc applies)")
         _flags_read_only(name, args, CURL_VALUE, CURL_LONG_BOOL, CURL_BOOL)
     elif name == "wget":
+        if "--no-config" not in args:
+            raise Unsafe("wget to GitHub needs --no-config (so no ~/.wgetrc applies)")
         _flags_read_only(name, args, WGET_VALUE, WGET_BOOL, set())
     elif name in {"http", "https", "xh", "xhs", "httpie"}:
         items = [a for a in args if a is not None and not a.startswith("-")]
