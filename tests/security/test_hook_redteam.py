@@ -160,6 +160,8 @@ SHELL = {
     "find_exec": "find . -maxdepth 0 -exec g''h issue edit 7 --add-label bug \\;",
     "pipe_into_sh": "printf 'g%s issue edit 7 --add-label bug' h | sh",
     "heredoc_into_sh": "sh <<'EOF'\ng''h issue edit 7 --add-label bug\nEOF",
+    "bash_c_option_first": "bash -c -x 'g''h issue edit 7 --add-label bug'",
+    "bash_o_pipefail_c": "bash -o pipefail -c 'g''h issue edit 7 --add-label bug'",
     "script_file": "bash ./triage.sh",
     "source_file": "source ./triage.sh",
     "git_alias": "git -c alias.x='!g''h issue edit 7 --add-label bug' x",
@@ -201,6 +203,7 @@ CLIENTS = {
                       "c.request('PATCH', '/repos/pytorch/pytorch/issues/7', '{}')\nEOF",
     "node_fetch": f"node -e \"fetch('{API}', {{method: 'PATCH', body: '{{}}'}})\"",
     "perl_system": "perl -e 'system(\"g\".\"h\", \"issue\", \"edit\", \"7\")'",
+    "perl_second_e": "perl -e 'print 1;' -e 'system(\"g\".\"h\", \"issue\", \"edit\", \"7\")'",
     "netcat": "nc api.github.com 443",
     "dev_tcp": "cat < /dev/tcp/api.github.com/443",
 }

@@ -327,7 +327,7 @@ def rewrite(tool_name: str, tool_input: dict[str, Any], m: Mutation, existing: t
         if tool_name in MCP_COMMENT:
             out["body"] = m.comment
             return out
-        if tool_input.get("labels") is not None:
+        if tool_input.get("labels") is not None or m.labels:  # the tool replaces the set
             out["labels"] = sorted(set(existing) | set(m.labels))
         if m.close:
             out["state"], out["state_reason"] = "closed", m.state_reason

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from issuetriage.agents.gh_commands import Mutation, Refused, parse, rewrite
+from issuetriage.agents.gh_commands import MCP_COMMENT, Mutation, Refused, parse, rewrite
 from issuetriage.agents.proposal import Ask, build
 from issuetriage.engine.guard import guard
 from issuetriage.github.auth import redact
@@ -116,6 +116,8 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
     guarded = replace(m, labels=labels, close=kept.close, body=kept.body_edit,
                       transfer_repo=kept.transfer_repo,
                       comment="\n\n".join(policy.render_template(t) for t in kept.templates) or None)
+    if tool in MCP_COMMENT and guarded.comment is None:  # what is left needs another tool
+        return _block(env, tool, "; ".join(reasons) or "nothing left to do")
     updated = rewrite(tool, tool_input, guarded, issue.labels)
     # a gh command always runs as we parsed it (quoted, explicit --repo); MCP input only if trimmed
     changed = (updated != tool_input if tool == "Bash"

@@ -1,8 +1,9 @@
 """Agent mode, without the protocol: what an MCP client may read, and the one write it may ask for.
 
 A `Session` serves read-only views of issues and the policy, and `submit_plan`, which turns the
-agent's plan into a Plan, checks that a close is corroborated by the offline judge, sends it
-through the one guard and only then applies it (or, in a dry run, reports what it would do).
+agent's plan into a Plan through the agents' one proposal rule (`agents.proposal`: the same
+corroboration as the hooks), sends it through the one guard and only then applies it (or, in a
+dry run, reports what it would do).
 The protocol layer (`mcp_server`) is a thin shell over this.
 """
 

@@ -215,60 +215,63 @@ def _shell(cmd: SimpleCommand, depth: int) -> list[SimpleCommand]:
     if depth >= MAX_DEPTH:
         raise Unsafe("shell commands nested too deeply")
     args = cmd.words[1:]
-    if cmd.name == "eval":
-        script: Word = None if any(a is None for a in args) else " ".join(args)  # type: ignore[arg-type]
-    elif cmd.name in SOURCING:
+    if cmd.name in SOURCING - {"eval"}:
         raise Unsafe(f"{cmd.name} runs a script the hook cannot read")
+    if cmd.name == "eval":
+        scripts: list[Word] = [None if any(a is None for a in args) else " ".join(args)]  # type: ignore[arg-type]
+    elif any(a is not None and re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", a) for a in args):
+        # with -c the first operand is the script; every operand is read, as option values
+        # (`-o pipefail`) cannot be told from it without bash's own option table
+        scripts = [a for a in args if a is None or not a.startswith(("-", "+"))]
+    elif any(a is None or not a.startswith(("-", "+")) for a in args):
+        raise Unsafe(f"{cmd.name} runs a script the hook cannot read")
+    elif cmd.stdin is None:
+        raise Unsafe(f"{cmd.name} reads commands from a pipe or file")
     else:
-        script = _inline(args, {"-c"})
-        if script is False:
-            if any(a is None or not a.startswith("-") for a in args):
-                raise Unsafe(f"{cmd.name} runs a script the hook cannot read")
-            if cmd.stdin is None:
-                raise Unsafe(f"{cmd.name} reads commands from a pipe or file")
-            script = cmd.stdin
-    if script is None:
-        raise Unsafe(f"the script given to {cmd.name} is computed at run time")
-    inner = reaches_github(simple_commands(str(script)), depth + 1)
-    if inner:
-        raise Unsafe(f"run one plain gh command per call (not inside {cmd.name})")
+        scripts = [cmd.stdin]
+    for script in scripts:
+        if script is None:
+            raise Unsafe(f"the script given to {cmd.name} is computed at run time")
+        if reaches_github(simple_commands(script), depth + 1):
+            raise Unsafe(f"run one plain gh command per call (not inside {cmd.name})")
     return []
 
 
-def _inline(args: tuple[Word, ...], flags: set[str]) -> Word | bool:
-    """The code given with an inline flag (`-c CODE`, `-ec CODE`), None if computed, False if none."""
+def _inline(args: tuple[Word, ...], flags: set[str]) -> list[Word]:
+    """The code given with each inline flag (`-c CODE`, `-le CODE`); None where computed."""
+    codes: list[Word] = []
     for i, word in enumerate(args):
-        if word is None:
+        if word is None or not word.startswith("-"):
             continue
-        if word in flags or (word.startswith("-") and not word.startswith("--")
+        if word in flags or (not word.startswith("--")
                              and any(f[1:] in word[1:] for f in flags if len(f) == 2)):
-            return args[i + 1] if i + 1 < len(args) else None
-    return False
+            codes.append(args[i + 1] if i + 1 < len(args) else None)
+    return codes
 
 
 def _interpreter(cmd: SimpleCommand) -> None:
     """Inline code (`python -c`, `node -e`, a heredoc) must not name GitHub or reach the network."""
     name, args = cmd.name or "", cmd.words[1:]
-    code = _inline(args, INLINE_FLAGS)
-    if code is False and ("awk" in name or name == "sed"):
-        operands = [a for a in args if a is None or not a.startswith("-")]
+    codes = _inline(args, INLINE_FLAGS)
+    operands = [a for a in args if a is None or not a.startswith("-")]
+    if not codes and ("awk" in name or name == "sed"):
         if operands and operands[0] is None:
             raise Unsafe(f"the program given to {name} is computed at run time")
-        code = " ".join(a for a in operands if a is not None)
-    if code is False:
-        scripts = [a for a in args if a is None or not a.startswith("-")]
-        if scripts and scripts[0] != "-":
+        codes = [" ".join(a for a in operands if a is not None)]
+    if not codes:
+        if operands and operands[0] != "-":
             return  # a program file: not read by the hook (see docs/hooks.md)
         if cmd.stdin is None:
             if cmd.piped:
                 raise Unsafe(f"{name} reads its program from a pipe or file")
             return  # interactive: nothing to run
-        code = cmd.stdin
-    if code is None:
-        raise Unsafe(f"the code given to {name} is computed at run time")
-    hit = RISKY_CODE.search(str(code))
-    if hit:
-        raise Unsafe(f"inline {name} code may reach GitHub ({hit.group(0)!r})")
+        codes = [cmd.stdin]
+    for code in codes:
+        if code is None:
+            raise Unsafe(f"the code given to {name} is computed at run time")
+        hit = RISKY_CODE.search(code)
+        if hit:
+            raise Unsafe(f"inline {name} code may reach GitHub ({hit.group(0)!r})")
 
 
 def _targets_github(cmd: SimpleCommand) -> bool:
