@@ -244,3 +244,25 @@ def test_mcp_fields_the_guard_cannot_check_are_blocked(policy, tool, extra):
     reply = pre(tool, mcp_update(labels=["module: docs"], **extra), policy=policy)
     assert reply == HookReply(2, "", "issuetriage blocked this call: the bot only adds labels, comments, "
                                      f"closes and transfers (not {', '.join(k for k in extra if k != 'method')})\n")
+
+
+@pytest.mark.parametrize("args,flags,positional", [
+    (["103", "--repo=a/b"], [("repo", "a/b")], ["103"]),
+    (["103", "-Ra/b"], [("repo", "a/b")], ["103"]),
+    (["103", "-R=a/b"], [("repo", "a/b")], ["103"]),
+    (["103", "--body", "--repo"], [("body", "--repo")], ["103"]),  # a value is the next word, whatever it is
+    (["--", "103", "--repo", "x"], [], ["103", "--repo", "x"]),
+    (["103", "-R", "a/b", "--repo", "c/d"], [("repo", "a/b"), ("repo", "c/d")], ["103"]),
+])
+def test_gh_flags_are_read_as_pflag_reads_them(args, flags, positional):
+    from issuetriage.agents.gh_commands import GH_ISSUE_FLAGS, pflag
+
+    assert pflag(args, GH_ISSUE_FLAGS["comment"], "gh issue comment") == (flags, positional)
+
+
+@pytest.mark.parametrize("args", [["103", "--rep", "a/b"], ["103", "-x"], ["103", "--body"]])
+def test_gh_flags_gh_would_reject_are_refused(args):
+    from issuetriage.agents.gh_commands import GH_ISSUE_FLAGS, Refused, pflag
+
+    with pytest.raises(Refused):
+        pflag(args, GH_ISSUE_FLAGS["comment"], "gh issue comment")
