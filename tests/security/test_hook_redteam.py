@@ -165,9 +165,13 @@ SHELL = {
     "script_file": "bash ./triage.sh",
     "source_file": "source ./triage.sh",
     "git_alias": "git -c alias.x='!g''h issue edit 7 --add-label bug' x",
+    "git_alias_quoted": "git -c \"alias.x=!g''h issue edit 7 --add-label bug\" x",
     "awk_system": "awk 'BEGIN { system(\"g\" \"h issue edit 7 --add-label bug\") }'",
     "timeout_wrapper": "timeout 60 g''h issue edit 7 --add-label bug",
     "command_builtin": "command g''h issue edit 7 --add-label bug",
+    "su_c_string": "su -c \"g''h issue edit 7 --add-label bug\" root",
+    "watch_string": "watch -n 60 \"g''h issue edit 7 --add-label bug\"",
+    "trap_on_exit": "trap \"g''h issue edit 7 --add-label bug\" EXIT",
 }
 
 
@@ -278,6 +282,7 @@ READS = {
     "shell_chain": "ls -la && git status && git log --oneline | head -5",
     "grep_for_gh": "grep -rn 'gh issue' docs/",
     "find_xargs_grep": "find . -name '*.py' | xargs grep -l torch",
+    "git_commit_message": "git commit -m \"fix: it's done!\"",
 }
 
 

@@ -173,7 +173,7 @@ def reaches_github(commands: list[SimpleCommand], depth: int = 0) -> list[Simple
         if name == "gh":
             found.append(cmd)
         elif name in WRAPPERS:
-            _wrapped(cmd)
+            _wrapped(cmd, depth)
         elif name in SHELLS or name in SOURCING:
             found += _shell(cmd, depth)
         elif INTERPRETER.fullmatch(name):
@@ -186,7 +186,7 @@ def reaches_github(commands: list[SimpleCommand], depth: int = 0) -> list[Simple
         elif name == "alias" and any(w is None or "=" in w for w in cmd.words[1:]):
             raise Unsafe("aliases hide the command they run")
         else:
-            _mentions(cmd)
+            _mentions(cmd, depth)
     return found
 
 
@@ -199,8 +199,9 @@ def _sensitive(word: Word) -> bool:
             or bool(GH_MENTION.search(word)))
 
 
-def _wrapped(cmd: SimpleCommand) -> None:
-    """`env gh …`, `xargs gh …`, `find -exec sh -c …`: the wrapped command is hidden from us."""
+def _wrapped(cmd: SimpleCommand, depth: int) -> None:
+    """`env gh …`, `xargs gh …`, `su -c 'gh …'`: the wrapped command is hidden from us."""
+    _embedded(cmd, depth, strict=True)
     for word in cmd.words[1:]:
         if word is not None and "=" in word and not word.startswith("-"):
             if word.split("=", 1)[0].startswith(("GH_", "GITHUB_")):
@@ -344,9 +345,30 @@ def _flags_read_only(name: str, args: list[Word], value_flags: dict[str, str],
             raise Unsafe(f"{name} {flag} to GitHub: only plain GET reads are allowed")
 
 
-def _mentions(cmd: SimpleCommand) -> None:
+def _embedded(cmd: SimpleCommand, depth: int, strict: bool) -> None:
+    """Arguments that are command lines (`su -c 'g''h …'`, `git -c alias.x='!gh …'`, `trap`) are
+    read as scripts; one that runs gh is refused. `strict`: one the grammar cannot read is too."""
+    if depth >= MAX_DEPTH:
+        raise Unsafe("shell commands nested too deeply")
+    for word in cmd.words[1:]:
+        if word is None or not (any(c.isspace() for c in word) or "!" in word):
+            continue
+        for script in {word, word.split("!", 1)[-1]}:
+            try:
+                inner = reaches_github(simple_commands(script), depth + 1)
+            except Unsafe:
+                if strict:
+                    raise
+                continue
+            if inner:
+                raise Unsafe(f"run one plain gh command per call (not inside {cmd.name})")
+
+
+def _mentions(cmd: SimpleCommand, depth: int) -> None:
     """A program we do not know may run its arguments (`git -c alias.x=!gh …`, `make`): a word
     that is a gh command line or names GitHub's API hosts is refused there."""
+    if cmd.name not in DATA_ONLY:
+        _embedded(cmd, depth, strict=cmd.name in {"trap"})
     texts = [w for w in cmd.words[1:] if w is not None] + ([cmd.stdin] if cmd.stdin else [])
     for text in texts:
         if GH_MENTION.search(text) or re.search(r"(?i)(api|uploads)\.github\.com", text):
