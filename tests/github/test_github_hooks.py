@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
 from issuetriage.agents.hooks import HookReply, run
@@ -266,3 +268,20 @@ def test_gh_flags_gh_would_reject_are_refused(args):
 
     with pytest.raises(Refused):
         pflag(args, GH_ISSUE_FLAGS["comment"], "gh issue comment")
+
+
+TOKENS = ["gh", "issue", "edit", "103", "7", "--repo", "-R", "evil/x", "pytorch/pytorch", "api", "-X",
+          "POST", "-f", "a=b", "|", ";", "&&", "$(", ")", "`", "'", '"', "\\", "sh", "-c", "xargs",
+          "curl", "https://api.github.com/x", "-d", "python", "import os", "<<EOF\n", "\nEOF", "#", "*", "{a,b}"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(TOKENS), max_size=12).map(" ".join))
+def test_any_command_line_gets_a_protocol_answer_never_a_crash(policy, command):
+    """Exit 0 or 2 with the protocol's output, whatever the line: never an exception (exit 1)."""
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply.exit_code in (0, 2)
+    if reply.exit_code == 2:
+        assert reply.stdout == "" and reply.stderr.count("\n") == 1
+    elif reply.stdout:
+        assert json.loads(reply.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
