@@ -165,6 +165,7 @@ SHELL = {
     "script_file": "bash ./triage.sh",
     "source_file": "source ./triage.sh",
     "git_alias": "git -c alias.x='!g''h issue edit 7 --add-label bug' x",
+    "git_ssh_command": "git -c \"core.sshCommand=g''h issue edit 7 --add-label bug\" fetch origin",
     "git_alias_quoted": "git -c \"alias.x=!g''h issue edit 7 --add-label bug\" x",
     "awk_system": "awk 'BEGIN { system(\"g\" \"h issue edit 7 --add-label bug\") }'",
     "timeout_wrapper": "timeout 60 g''h issue edit 7 --add-label bug",

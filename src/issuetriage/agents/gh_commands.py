@@ -134,8 +134,9 @@ GH_API_FLAGS = {"-X": ("method", True), "--method": ("method", True), "-F": ("fi
 GH_READS: dict[str, frozenset[str] | None] = {
     "issue": frozenset({"view", "list", "ls", "status"}), "pr": frozenset({"view", "list", "ls", "diff",
                                                                           "checks", "status"}),
-    "search": None, "repo": frozenset({"view"}), "label": frozenset({"list"}),
-    "release": frozenset({"list", "view"}), "run": frozenset({"list", "view"}),
+    "search": None, "repo": frozenset({"view", "list"}), "label": frozenset({"list"}),
+    "release": frozenset({"list", "view", "download"}), "run": frozenset({"list", "view", "watch", "download"}),
+    "gist": frozenset({"list", "view"}), "cache": frozenset({"list"}),
     "workflow": frozenset({"list", "view"}), "alias": frozenset({"list"}), "auth": frozenset({"status"}),
     "status": None, "help": None, "version": None, "--version": None, "--help": None, "-h": None,
 }

@@ -353,7 +353,7 @@ def _embedded(cmd: SimpleCommand, depth: int, strict: bool) -> None:
     for word in cmd.words[1:]:
         if word is None or not (any(c.isspace() for c in word) or "!" in word):
             continue
-        for script in {word, word.split("!", 1)[-1]}:
+        for script in {word, word.split("!", 1)[-1], word.split("=", 1)[-1]}:
             try:
                 inner = reaches_github(simple_commands(script), depth + 1)
             except Unsafe:
