@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from ghtest import REPO, seed
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from issuetriage.agents.hooks import HookReply, run
 from issuetriage.models import Issue
@@ -184,7 +186,7 @@ def test_gh_issue_url_of_the_target_is_allowed(policy):
 ])
 def test_gh_hidden_behind_shell_syntax_is_blocked_not_ignored(policy, command):
     reply = pre("Bash", {"command": command}, policy=policy)
-    assert reply.exit_code == 2 and "one plain gh command per call" in reply.stderr
+    assert reply.exit_code == 2 and reply.stdout == ""
 
 
 @pytest.mark.parametrize("command", ["gh -R evil/other issue edit 103 --add-label 'module: docs'",
@@ -244,3 +246,42 @@ def test_mcp_fields_the_guard_cannot_check_are_blocked(policy, tool, extra):
     reply = pre(tool, mcp_update(labels=["module: docs"], **extra), policy=policy)
     assert reply == HookReply(2, "", "issuetriage blocked this call: the bot only adds labels, comments, "
                                      f"closes and transfers (not {', '.join(k for k in extra if k != 'method')})\n")
+
+
+@pytest.mark.parametrize("args,flags,positional", [
+    (["103", "--repo=a/b"], [("repo", "a/b")], ["103"]),
+    (["103", "-Ra/b"], [("repo", "a/b")], ["103"]),
+    (["103", "-R=a/b"], [("repo", "a/b")], ["103"]),
+    (["103", "--body", "--repo"], [("body", "--repo")], ["103"]),  # a value is the next word, whatever it is
+    (["--", "103", "--repo", "x"], [], ["103", "--repo", "x"]),
+    (["103", "-R", "a/b", "--repo", "c/d"], [("repo", "a/b"), ("repo", "c/d")], ["103"]),
+])
+def test_gh_flags_are_read_as_pflag_reads_them(args, flags, positional):
+    from issuetriage.agents.gh_commands import GH_ISSUE_FLAGS, pflag
+
+    assert pflag(args, GH_ISSUE_FLAGS["comment"], "gh issue comment") == (flags, positional)
+
+
+@pytest.mark.parametrize("args", [["103", "--rep", "a/b"], ["103", "-x"], ["103", "--body"]])
+def test_gh_flags_gh_would_reject_are_refused(args):
+    from issuetriage.agents.gh_commands import GH_ISSUE_FLAGS, Refused, pflag
+
+    with pytest.raises(Refused):
+        pflag(args, GH_ISSUE_FLAGS["comment"], "gh issue comment")
+
+
+TOKENS = ["gh", "issue", "edit", "103", "7", "--repo", "-R", "evil/x", "pytorch/pytorch", "api", "-X",
+          "POST", "-f", "a=b", "|", ";", "&&", "$(", ")", "`", "'", '"', "\\", "sh", "-c", "xargs",
+          "curl", "https://api.github.com/x", "-d", "python", "import os", "<<EOF\n", "\nEOF", "#", "*", "{a,b}"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(TOKENS), max_size=12).map(" ".join))
+def test_any_command_line_gets_a_protocol_answer_never_a_crash(policy, command):
+    """Exit 0 or 2 with the protocol's output, whatever the line: never an exception (exit 1)."""
+    reply = pre("Bash", {"command": command}, policy=policy)
+    assert reply.exit_code in (0, 2)
+    if reply.exit_code == 2:
+        assert reply.stdout == "" and reply.stderr.count("\n") == 1
+    elif reply.stdout:
+        assert json.loads(reply.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"

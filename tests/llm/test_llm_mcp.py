@@ -105,6 +105,7 @@ def test_uncorroborated_close_goes_to_review(store, policy):
     session = Session(policy, StoreBackend(store, REPO), HeuristicJudge(), apply=True)
     report = session.submit_plan(1, "close_question", [], ["redirect_to_forum"], None, "just a question")
     assert report["plan"]["close"] is False and report["plan"]["decision"] == "triage_review"
+    assert report["plan"]["templates"] == []  # a refused close posts no "we are closing this"
     assert "triage review" in store.get_issue(REPO, 1).labels
     assert any(r["item"] == "close" for r in report["rejections"])
 

@@ -15,21 +15,20 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
-
-from issuetriage.agents.gh_commands import Mutation, Refused, parse, rewrite
+from issuetriage.agents.gh_commands import MCP_COMMENT, Mutation, Refused, parse, rewrite
 from issuetriage.github.auth import redact
 
 if TYPE_CHECKING:  # imported when a call must be checked: a hook with nothing to do stays fast
     from issuetriage.engine.pipeline import Decided
+    from issuetriage.judges.base import Judge
     from issuetriage.models import Issue, Plan
     from issuetriage.policy import Policy
 
-AGENT = "agent:hook"
 ReadIssue = Callable[[str, int], "Issue"]
 AddLabel = Callable[[str, int, str], None]
+AGENT = "agent:hook"
 
 
 @dataclass(frozen=True)
@@ -72,9 +71,10 @@ def _template_of(text: str, policy: Policy) -> str | None:
     return None
 
 
-def proposal(m: Mutation, issue: Issue, policy: Policy) -> tuple[Plan, list[str]]:
-    """The plan this tool call amounts to, and the parts refused before the guard sees them."""
-    from issuetriage.models import Decision, Plan
+def proposal(m: Mutation, issue: Issue, policy: Policy, offline: Judge) -> tuple[Plan, list[str]]:
+    """The plan this tool call amounts to (the agents' one proposal rule), and what was refused
+    before the guard sees it."""
+    from issuetriage.agents.proposal import Ask, build
 
     refused: list[str] = []
     templates: tuple[str, ...] = ()
@@ -85,34 +85,34 @@ def proposal(m: Mutation, issue: Issue, policy: Policy) -> tuple[Plan, list[str]
         else:
             templates = (name,)
     added = tuple(label for label in m.labels if label not in issue.labels)
-    decision = (Decision.TRANSFER if m.transfer_repo else Decision.CLOSE_QUESTION if m.close
-                else Decision.REQUEST_INFO if templates and not added else Decision.LABEL)
-    plan = Plan(repo=issue.repo, number=issue.number, decision=decision, labels_added=added,
-                templates=templates, close=m.close, body_edit=m.body, transfer_repo=m.transfer_repo)
-    return plan, refused
+    ask = Ask(None, added, templates, close=m.close, body_edit=m.body, transfer_repo=m.transfer_repo)
+    plan, rejected = build(ask, issue, policy, offline, AGENT)
+    return plan, refused + [f"{r.item}: {r.reason}" for r in rejected]
 
 
 def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy | Callable[[], Policy],
-                 read_issue: ReadIssue) -> HookReply:
-    """Allow, rewrite or block one tool call. `policy` may be a loader, called only when the call
-    writes to an issue."""
+                 read_issue: ReadIssue, offline: Judge | None = None) -> HookReply:
+    """Allow, rewrite or block one tool call, through the one flow (`act`, read-only: the agent
+    sends the call itself). `policy` may be a loader, called only when the call writes."""
     tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
     try:
         m = parse(tool, tool_input, env.get("GITHUB_REPOSITORY", ""))
         if m is None:
             log(env, "PreToolUse", f"{tool}: not an issue write; no opinion")
             return HookReply()
-        from issuetriage.act.flow import ReadOnly, act
-        from issuetriage.engine.pipeline import Decided
-
-        policy = policy() if callable(policy) else policy
         goal = target(env)
         if (m.repo, m.number) != goal:
             raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
+        from issuetriage.act.flow import ReadOnly, act
+        from issuetriage.engine.pipeline import Decided
+        from issuetriage.judges.heuristic import HeuristicJudge
+
+        policy = policy() if callable(policy) else policy
+        judge = offline or HeuristicJudge()
         refused: list[str] = []
 
         def decided(issue: Issue, policy: Policy) -> Decided:
-            plan, why = proposal(m, issue, policy)
+            plan, why = proposal(m, issue, policy, judge)
             refused.extend(why)
             return Decided(plan, None, AGENT)
 
@@ -132,12 +132,17 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
     guarded = replace(m, labels=labels, close=kept.close, body=kept.body_edit,
                       transfer_repo=kept.transfer_repo,
                       comment="\n\n".join(policy.render_template(t) for t in kept.templates) or None)
-    changed = _final(guarded, issue, set_semantics=False) != _final(m, issue, m.labels_set)
+    if tool in MCP_COMMENT and guarded.comment is None:  # what is left needs another tool
+        return _block(env, tool, "; ".join(reasons) or "nothing left to do")
+    updated = rewrite(tool, tool_input, guarded, issue.labels)
+    # a gh command always runs as we parsed it (quoted, explicit --repo); MCP input only if trimmed
+    changed = (updated != tool_input if tool == "Bash"
+               else _final(guarded, issue, set_semantics=False) != _final(m, issue, m.labels_set))
     reason = "issuetriage guard: " + ("; ".join(reasons) or "allowed")
     decision: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": "allow",
                                 "permissionDecisionReason": reason}
     if changed:
-        decision["updatedInput"] = rewrite(tool, tool_input, guarded, issue.labels)
+        decision["updatedInput"] = updated
     log(env, "PreToolUse", f"{tool}: allow{' (rewritten)' if changed else ''}: {reason}")
     return HookReply(0, json.dumps({"hookSpecificOutput": decision}))
 
@@ -149,6 +154,7 @@ def _final(m: Mutation, issue: Issue, set_semantics: bool) -> tuple[object, ...]
 
 
 def _block(env: Mapping[str, str], tool: str, reason: str) -> HookReply:
+    reason = " ".join(reason.split())  # one line, whatever the command held
     log(env, "PreToolUse", f"{tool}: block: {reason}")
     return HookReply(2, "", f"issuetriage blocked this call: {reason}\n")
 
@@ -189,9 +195,26 @@ def _failed(response: Any) -> bool:
 def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = None,
         policy: Policy | None = None, read_issue: ReadIssue | None = None,
         add_label: AddLabel | None = None) -> HookReply:
-    """Entry used by the CLI: parse stdin, wire the GitHub client, answer. Nothing heavy is
-    imported (policy, guard, GitHub client) until the call turns out to write to an issue."""
+    """Entry used by the CLI. Never raises and never exits 1 (Claude Code runs the call on a
+    non-blocking error): whatever goes wrong answers exit 2 with one line."""
     env = os.environ if env is None else env
+    try:
+        return _run(event_name, stdin, env, policy, read_issue, add_label)
+    except BaseException as exc:  # RecursionError, MemoryError, a broken profile, a bug
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        try:
+            log(env, event_name, f"internal error: {reason}")
+        except Exception:
+            pass
+        return HookReply(2, "", f"issuetriage hook: could not check the call ({reason})\n")
+
+
+def _run(event_name: str, stdin: str | bytes, env: Mapping[str, str], policy: Policy | None,
+         read_issue: ReadIssue | None, add_label: AddLabel | None) -> HookReply:
+    """Nothing heavy (policy, guard, GitHub client) is imported until the call turns out to write
+    to an issue."""
     if isinstance(stdin, bytes):
         try:
             stdin = stdin.decode("utf-8")
@@ -202,7 +225,7 @@ def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = Non
         event = json.loads(stdin or "{}")
         if not isinstance(event, dict):
             raise ValueError("not an object")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply to read
         log(env, event_name, f"bad hook input: {exc}")
         return HookReply(2, "", f"issuetriage hook: invalid JSON on stdin: {exc}\n")
     log(env, event_name, f"event: {json.dumps(event)[:2000]}")

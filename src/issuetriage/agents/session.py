@@ -1,8 +1,9 @@
 """Agent mode, without the protocol: what an MCP client may read, and the one write it may ask for.
 
 A `Session` serves read-only views of issues and the policy, and `submit_plan`, which turns the
-agent's plan into a Plan, checks that a close is corroborated by the offline judge, sends it
-through the one guard and only then applies it (or, in a dry run, reports what it would do).
+agent's plan into a Plan through the agents' one proposal rule (`agents.proposal`: the same
+corroboration as the hooks), sends it through the one guard and only then applies it (or, in a
+dry run, reports what it would do).
 The protocol layer (`mcp_server`) is a thin shell over this.
 """
 
@@ -16,11 +17,11 @@ from issuetriage.engine.guard import Rejection
 from issuetriage.engine.pipeline import Decided
 from issuetriage.judges.base import Judge
 from issuetriage.judges.llm.excerpt import clip, compact, issue_excerpt
-from issuetriage.judges.llm.judge import CLOSING_KINDS
 from issuetriage.judges.llm.prompt import release_context, render_rules
-from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceStep
+from issuetriage.agents.proposal import Ask, build
+from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import extract_signals, tokens_of
+from issuetriage.evidence.signals import tokens_of
 
 if TYPE_CHECKING:
     from issuetriage.store.sqlite import Store
@@ -131,20 +132,10 @@ class Session:
         except ValueError:
             refused.append(Rejection(f"decision {decision[:40]!r}", "not a decision of the tree"))
             chosen = Decision.TRIAGE_REVIEW
-        if chosen in CLOSING_DECISIONS:
-            offline = self.offline.judge(issue, extract_signals(issue), self.policy)
-            if offline.kind not in CLOSING_KINDS:
-                refused.append(Rejection("close", f"not corroborated: the offline judge reads a "
-                                                  f"{offline.kind.value}, not a usage question"))
-                chosen = Decision.TRIAGE_REVIEW
-        wanted = list(labels)
-        if chosen is Decision.TRIAGE_REVIEW:
-            wanted.append(self.policy.bot.triage_review)
-        trace = (TraceStep(step=AGENT, outcome=chosen.value, reason=" ".join(reasoning.split())[:500]),)
-        return Plan(repo=issue.repo, number=issue.number, decision=chosen,
-                    labels_added=tuple(wanted), templates=tuple(templates),
-                    close=chosen in CLOSING_DECISIONS, transfer_repo=transfer_repo or None,
-                    trace=trace), refused
+        ask = Ask(chosen, tuple(labels), tuple(templates), transfer_repo=transfer_repo or None,
+                  reasoning=reasoning)
+        plan, more = build(ask, issue, self.policy, self.offline, AGENT)
+        return plan, refused + more
 
 
 class StoreBackend:

@@ -71,11 +71,12 @@ class Catalog(_Strict):
 
 
 class Forbidden(_Strict):
-    """Labels the bot may never add."""
+    """Labels the bot may never add; `maintainer_only` are human decisions no bot path makes."""
 
     prefixes: tuple[str, ...] = ()
     contains: tuple[str, ...] = ()
     exact: tuple[str, ...] = ()
+    maintainer_only: tuple[str, ...] = ()
 
     def reason(self, label: str) -> str | None:
         """Why `label` is forbidden, or None when it is allowed (case-insensitive)."""
@@ -88,6 +89,8 @@ class Forbidden(_Strict):
                 return f"forbidden substring {part!r}"
         if any(low == e.lower() for e in self.exact):
             return "reserved for humans"
+        if any(low == e.lower() for e in self.maintainer_only):
+            return "maintainer-only: a human decision no bot path makes"
         return None
 
 
@@ -369,6 +372,10 @@ class Policy:
         for file, key, label in refs:
             if label not in known:
                 raise ConfigError(f"{self.root / file}: {key}: {label!r} is not in labels.toml")
+        for label in sorted(self.bot_label_names):
+            if self.forbidden_reason(label):
+                raise ConfigError(f"{self.root / 'forbidden.toml'}: {label!r} is one of the bot's own "
+                                  f"labels and cannot be forbidden")
         for i, label in enumerate(self.meta.type_labels):
             if self.forbidden_reason(label):
                 raise ConfigError(f"{self.root / 'profile.toml'}: type_labels.{i}: {label!r} is forbidden")
