@@ -22,12 +22,12 @@ sys.path.insert(0, str(ROOT / "tests" / "github"))
 
 from standin import StandIn  # noqa: E402
 
+from issuetriage.act.flow import act, engine  # noqa: E402
 from issuetriage.engine.pipeline import triage  # noqa: E402
 from issuetriage.github import reads, writes  # noqa: E402
+from issuetriage.github.apply import GitHubApplier  # noqa: E402
 from issuetriage.github.client import GitHubClient  # noqa: E402
 from issuetriage.github.retry import FakeClock  # noqa: E402
-from issuetriage.act.flow import act, engine  # noqa: E402
-from issuetriage.github.apply import GitHubApplier  # noqa: E402
 from issuetriage.policy import load_profile  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "pytorch-issues-dev.jsonl"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -11,7 +10,6 @@ import pytest
 from standin import StandIn
 
 from issuetriage.github.client import GitHubClient
-from issuetriage.github.retry import FakeClock
 
 REPO = "pytorch/pytorch"
 SAMPLES = Path(__file__).resolve().parents[2] / "src" / "issuetriage" / "samples" / "demo_issues.jsonl"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from standin import API, Request, StandIn, sample
+from standin import Request, StandIn, sample
 
 Answer = tuple[int, dict[str, str], Any]
 ISSUE = r"/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<n>\d+)"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from ghtest import REPO, live, number_for, seed
-
-from issuetriage.errors import GitHubServerError
-from issuetriage.act.verify import Outcome
-from issuetriage.github.retry import RetryPolicy
 from standin import Fault
+
+from issuetriage.act.verify import Outcome
+from issuetriage.errors import GitHubServerError
+from issuetriage.github.retry import RetryPolicy
 
 DECISIONS = ["close_question", "close_expected_behavior", "label", "request_info", "request_reproduction",
              "transfer", "redirect_oncall", "triage_review"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import jwt
 import pytest
-from ghtest import REPO
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from ghtest import REPO
 from standin import sample
 
 from issuetriage.errors import ConfigError, GitHubClientError

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from standin import Fault
 from ghtest import REPO, number_for, seed
+from standin import TOKEN, Fault
 
 from issuetriage.cli.app import main
-from standin import TOKEN
 
 
 def run(argv: list[str]) -> int:

@@ -10,8 +10,8 @@ import anyio
 import pytest
 from ghtest import REPO, seed
 
-from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.agents.session import GitHubBackend, Session
+from issuetriage.judges.heuristic import HeuristicJudge
 
 SVD, QUESTION, SORT = 115, 102, 103  # demo issues: a linear-algebra bug, a usage question, a sort bug
 

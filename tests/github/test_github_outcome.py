@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from ghtest import REPO, live, number_for, seed
+from standin import Fault
 
 from issuetriage.act.verify import Outcome, classify, verify
 from issuetriage.github import reads
 from issuetriage.github.apply import GitHubApplier
 from issuetriage.models import Comment, Decision, Issue, Plan
-from standin import Fault
 
 BLOCKED_LABEL = "bot-triage-blocked"
 

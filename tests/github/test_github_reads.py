@@ -6,7 +6,6 @@ import pytest
 from ghtest import REPO, apply_plan, seed
 
 from issuetriage.errors import UserError
-
 from issuetriage.github import reads, writes
 from issuetriage.github.client import PER_PAGE
 from issuetriage.models import Decision, Plan

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from ghtest import REPO, seed
+from standin import Fault
 
 from issuetriage.errors import UserError
 from issuetriage.github import mirror
@@ -16,7 +17,6 @@ from issuetriage.github.reads import repo_labels
 from issuetriage.github.retry import RetryPolicy
 from issuetriage.github.sync import sync
 from issuetriage.store.sqlite import Store
-from standin import Fault
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ guard) and never offered to the LLM as candidates."""
 from __future__ import annotations
 
 import pytest
+from redteam import CRASH, QUESTION, UNCLEAR, VISION
 
 from builders import make_judgment
 from issuetriage.agents.session import Session
@@ -13,7 +14,6 @@ from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.judges.llm.prompt import candidate_labels
 from issuetriage.models import Decision, Issue, Plan
-from redteam import CRASH, QUESTION, UNCLEAR, VISION
 
 # The issue's list; the first six were already forbidden as plain names before #11.
 REQUIRED = ["actionable", "needs design", "needs reproduction", "needs research", "high priority",

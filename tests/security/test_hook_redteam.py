@@ -11,10 +11,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from redteam import (
+    CRASH,
+    ENV,
+    QUESTION,
+    UNCLEAR,
+    VISION,
+    allowed_input,
+    assert_blocked,
+    assert_blocked_or_rewritten,
+    bash,
+    hook,
+)
 
 from issuetriage.agents.hooks import run
-from redteam import (CRASH, ENV, QUESTION, UNCLEAR, VISION, allowed_input, assert_blocked,
-                     assert_blocked_or_rewritten, bash, hook)
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 DEPTH = 100_000

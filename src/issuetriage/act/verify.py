@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-
 from typing import TYPE_CHECKING
 
 from issuetriage.engine.effects import diff

@@ -64,7 +64,7 @@ def _mcp(tool: str, data: dict[str, Any]) -> Mutation:
     labels = data.get("labels") or []
     if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
         raise Refused("labels must be a list of label names")
-    base = Mutation(f"{owner}/{repo}", int(number))
+    base = Mutation(f"{owner}/{repo}", int(digits))
     if tool in MCP_COMMENT:
         return replace(base, comment=str(data.get("body", "")))
     if "title" in data or data.get("state") == "open":
@@ -224,7 +224,8 @@ def classify_gh(words: tuple[str | None, ...], default_repo: str) -> Mutation | 
         raise Refused("gh: the command is computed at run time")
     group = path[0] if path else "help"
     if group == "api":
-        return _api(rest)
+        _api(rest)  # refuses a write; a read falls through to None
+        return None
     if group == "alias" and path[1:2] != ["list"]:
         raise Refused("gh aliases hide the command they run")
     if group == "label" and path[1:2] != ["list"]:

@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from issuetriage.agents.gh_commands import MCP_COMMENT, Mutation, Refused, parse, rewrite
@@ -56,7 +56,7 @@ def log(env: Mapping[str, str], event: str, message: str) -> None:
     if not path:
         return
     secrets = tuple(env[k] for k in ("GITHUB_TOKEN", "GH_TOKEN", "GITHUB_APP_PRIVATE_KEY") if env.get(k))
-    line = f"[{datetime.now(timezone.utc).isoformat()}] [{event}] {redact(message, secrets)}\n"
+    line = f"[{datetime.now(UTC).isoformat()}] [{event}] {redact(message, secrets)}\n"
     try:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(line)

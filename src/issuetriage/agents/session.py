@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from issuetriage.act.flow import Applier, act
+from issuetriage.agents.proposal import Ask, build
 from issuetriage.engine.guard import Rejection
 from issuetriage.engine.pipeline import Decided
+from issuetriage.evidence.signals import tokens_of
 from issuetriage.judges.base import Judge
 from issuetriage.judges.llm.excerpt import clip, compact, issue_excerpt
 from issuetriage.judges.llm.prompt import release_context, render_rules
-from issuetriage.agents.proposal import Ask, build
 from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import tokens_of
 
 if TYPE_CHECKING:
     from issuetriage.store.sqlite import Store

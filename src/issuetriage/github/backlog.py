@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from issuetriage.act.flow import Hold, Report, act, engine
 from issuetriage.errors import GitHubClientError, GitHubServerError, UserError
 from issuetriage.github import mirror, reads
-from issuetriage.github.client import PER_PAGE, GitHubClient
-from issuetriage.act.flow import Hold, Report, act, engine
 from issuetriage.github.apply import GitHubApplier
+from issuetriage.github.client import PER_PAGE, GitHubClient
 from issuetriage.judges.base import Judge
 from issuetriage.models import Issue
 from issuetriage.policy import Policy

@@ -16,7 +16,11 @@ from githubkit.graphql import GraphQLResponse
 
 from issuetriage.errors import ConfigError, GitHubClientError, GitHubServerError
 from issuetriage.github.auth import (
-    Credentials, Endpoints, credentials_from_env, endpoints_from_env, redact,
+    Credentials,
+    Endpoints,
+    credentials_from_env,
+    endpoints_from_env,
+    redact,
 )
 from issuetriage.github.retry import Clock, Failure, RetryPolicy, is_rate_limited, wait_for
 from issuetriage.models import Comment, Issue

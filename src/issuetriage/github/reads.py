@@ -250,9 +250,10 @@ def issue_events(client: GitHubClient, repo: str, number: int) -> tuple[dict[str
     found: list[dict[str, Any]] = []
     page = 1
     while True:
-        resp = client.call(
-            "GET", f"/repos/{repo}/issues/{number}/events?page={page}",
-            lambda p=page: client.gh.rest.issues.list_events(owner, name, number, per_page=PER_PAGE, page=p))
+        def send(p: int = page) -> Any:
+            return client.gh.rest.issues.list_events(owner, name, number, per_page=PER_PAGE, page=p)
+
+        resp = client.call("GET", f"/repos/{repo}/issues/{number}/events?page={page}", send)
         batch = resp.json()
         found += batch
         if len(batch) < PER_PAGE:

@@ -7,7 +7,6 @@ it happens, and every acting command reads the same answer."""
 from __future__ import annotations
 
 from collections.abc import Callable
-
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any

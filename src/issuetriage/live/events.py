@@ -32,7 +32,7 @@ def from_github(number: int, data: Any) -> LabelEvent | None:
     if not isinstance(data, dict) or data.get("event") not in KINDS:
         return None
     label = data.get("label") if isinstance(data.get("label"), dict) else None
-    actor = data.get("actor") if isinstance(data.get("actor"), dict) else {}
+    actor: dict[str, Any] = data["actor"] if isinstance(data.get("actor"), dict) else {}
     try:
         return LabelEvent(number, int(data["id"]), str(data["event"]),
                           str(label["name"]) if label else None, str(actor.get("login") or "ghost"),

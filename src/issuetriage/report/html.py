@@ -17,8 +17,8 @@ try:
     from jinja2 import Environment, PackageLoader, select_autoescape
 except ImportError:  # pragma: no cover - depends on the installed extras
     raise UserError("the report needs jinja2: pip install 'issuetriage[web]'") from None
-from issuetriage.report.data import Report
 from issuetriage.report import plots
+from issuetriage.report.data import Report
 
 ENV = Environment(loader=PackageLoader("issuetriage.report", "templates"),
                   autoescape=select_autoescape(default=True, default_for_string=True))

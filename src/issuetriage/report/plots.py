@@ -62,9 +62,9 @@ def figures(report: Report) -> dict[str, Any]:
         ax.set_title("time to triage")
         out["time_to_triage"] = fig
     if report.queues:
-        top = report.queues[:20]
-        fig, ax = plt.subplots(figsize=(9, 0.28 * len(top) + 1.2))
-        ax.barh([q["label"] for q in top], [q["open"] for q in top])
+        busiest = report.queues[:20]
+        fig, ax = plt.subplots(figsize=(9, 0.28 * len(busiest) + 1.2))
+        ax.barh([q["label"] for q in busiest], [q["open"] for q in busiest])
         ax.invert_yaxis()
         ax.tick_params(axis="y", labelsize=7)
         ax.set_title("open issues per queue")

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
-from issuetriage.engine.effects import Effects, diff
+from issuetriage.engine.effects import Effects
 from issuetriage.errors import StoreError, UserError, first_problem
 from issuetriage.judges.base import Judgment
 from issuetriage.models import Comment, Issue, Plan
@@ -163,7 +163,7 @@ class Store:
 
     def issues(self, repo: str | None = None) -> Iterator[Issue]:
         """Every stored issue (of one repo when given), by number."""
-        sql, args = "SELECT * FROM issues", ()
+        sql, args = "SELECT * FROM issues", cast(tuple[str, ...], ())
         if repo:
             sql, args = sql + " WHERE repo=?", (repo,)
         for row in self.db.execute(sql + " ORDER BY repo, number", args).fetchall():
