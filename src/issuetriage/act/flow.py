@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from issuetriage.act.verify import Verdict, classify, verify
 from issuetriage.engine.effects import Effects, diff
 from issuetriage.engine.guard import Rejection, guard
-from issuetriage.engine.pipeline import Decided, decide
+from issuetriage.engine.decided import Decided
 from issuetriage.judges.base import Judge, Judgment
 from issuetriage.models import Issue, Plan
 from issuetriage.policy import Policy
@@ -93,6 +93,8 @@ class Report:
 
 def engine(judge: Judge | None = None) -> Decide:
     """The engine as the decider: signals → `judge` → decision tree."""
+    from issuetriage.engine.pipeline import decide
+
     return lambda issue, policy: decide(issue, policy, judge)
 
 

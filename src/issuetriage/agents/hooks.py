@@ -21,7 +21,7 @@ from issuetriage.agents.gh_commands import MCP_COMMENT, Mutation, Refused, parse
 from issuetriage.github.auth import redact
 
 if TYPE_CHECKING:  # imported when a call must be checked: a hook with nothing to do stays fast
-    from issuetriage.engine.pipeline import Decided
+    from issuetriage.engine.decided import Decided
     from issuetriage.judges.base import Judge
     from issuetriage.models import Issue, Plan
     from issuetriage.policy import Policy
@@ -104,11 +104,9 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
         if (m.repo, m.number) != goal:
             raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
         from issuetriage.act.flow import ReadOnly, act
-        from issuetriage.engine.pipeline import Decided
-        from issuetriage.judges.heuristic import HeuristicJudge
-
+        from issuetriage.engine.decided import Decided
         policy = policy() if callable(policy) else policy
-        judge = offline or HeuristicJudge()
+        judge = offline or _Heuristic()
         refused: list[str] = []
 
         def decided(issue: Issue, policy: Policy) -> Decided:
@@ -151,6 +149,15 @@ def _final(m: Mutation, issue: Issue, set_semantics: bool) -> tuple[object, ...]
     """What the issue would look like after `m`, for telling a rewrite from a pass-through."""
     labels = frozenset(m.labels) if set_semantics else frozenset(issue.labels) | frozenset(m.labels)
     return (labels, m.comment, m.close, m.body, m.transfer_repo)
+
+
+class _Heuristic:
+    """The offline judge, imported only when a close or transfer must be corroborated."""
+
+    def judge(self, *args: Any) -> Any:
+        from issuetriage.judges.heuristic import HeuristicJudge
+
+        return HeuristicJudge().judge(*args)
 
 
 def _block(env: Mapping[str, str], tool: str, reason: str) -> HookReply:

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 from issuetriage.engine.guard import Rejection
 from issuetriage.evidence.signals import extract_signals
-from issuetriage.judges.base import Judge, Judgment, Kind
-from issuetriage.judges.llm.judge import CLOSING_KINDS
+from issuetriage.judges.base import CLOSING_KINDS, Judge, Judgment, Kind
 from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceStep
 from issuetriage.policy import Policy
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from issuetriage.engine.decided import Decided
 from issuetriage.engine.guard import GuardResult, Rejection, guard
 from issuetriage.engine.tree import propose
 from issuetriage.evidence.signals import extract_signals
@@ -13,17 +14,6 @@ from issuetriage.models import Issue, Plan
 from issuetriage.policy import Policy
 
 DEFAULT_JUDGE = HeuristicJudge()
-
-
-@dataclass(frozen=True)
-class Decided:
-    """A proposed (not yet guarded) plan, the judgment behind it, who decided, and what was
-    refused before the guard (an agent's uncorroborated close, say)."""
-
-    proposed: Plan
-    judgment: Judgment | None
-    judge: str
-    refused: tuple[Rejection, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ class Kind(StrEnum):
     UNCLEAR = "unclear"
 
 
+CLOSING_KINDS = frozenset({Kind.QUESTION, Kind.EXPECTED_BEHAVIOR})  # the kinds the bot may close
+
 class MissingRepro(StrEnum):
     """Why the issue cannot be reproduced from what it contains."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from issuetriage.judges.base import Judge, Judgment, Kind
+from issuetriage.judges.base import CLOSING_KINDS, Judge, Judgment, Kind
 from issuetriage.judges.llm.cache import AnswerCache
 from issuetriage.judges.llm.prompt import Prompt, build_prompt
 from issuetriage.judges.llm.providers import Provider, ProviderOutage
@@ -21,7 +21,6 @@ from issuetriage.policy import Policy
 from issuetriage.evidence.signals import Signals
 
 INVALID_ANSWER = "llm_invalid_answer"
-CLOSING_KINDS = frozenset({Kind.QUESTION, Kind.EXPECTED_BEHAVIOR})
 Pricer = Callable[[int, int], float]
 
 
