@@ -14,14 +14,14 @@ from issuetriage.errors import UserError
 from issuetriage.policy.importer import import_profile
 from issuetriage.policy import LabelSpec, Policy, load_profile
 
-GROUPS = ("module", "oncall", "topic", "other")
+GROUPS = ("area", "queue", "topic", "other")
 
 
 def grouped(policy: Policy) -> dict[str, list[LabelSpec]]:
-    """Catalog labels by group, in the order module, oncall, topic, other."""
+    """Catalog labels by family (the profile's `families`): area, queue, topic, other."""
     groups: dict[str, list[LabelSpec]] = defaultdict(list)
     for spec in policy.catalog.label:
-        groups[spec.group].append(spec)
+        groups[policy.group_of(spec.name)].append(spec)
     return {g: groups[g] for g in GROUPS if groups[g]}
 
 
