@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -14,7 +13,8 @@ from rich.progress import Progress
 
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
-from issuetriage.cli.options import JudgeOpt, ModelOpt, ProfileOpt, StoreOpt
+from issuetriage.cli.options import (Format, FormatOpt, JudgeOpt, ModelOpt, OptionalStoreOpt,
+                                     ProfileOpt, StoreOpt, emit)
 
 if TYPE_CHECKING:
     from issuetriage.github.triage import Report
@@ -41,7 +41,7 @@ def _client(repo: str):  # noqa: ANN202
 
 
 def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path | None,
-               store_path: Path | None, keep_subscription: bool, as_json: bool) -> int:
+               store_path: Path | None, keep_subscription: bool, fmt: Format) -> int:
     """Run one live triage; returns the exit code (1 when the outcome check says no_action)."""
     from issuetriage.github.triage import release_policy, triage_live
     from issuetriage.judges.factory import get_judge
@@ -58,10 +58,7 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     finally:
         if store:
             store.close()
-    if as_json:
-        typer.echo(json.dumps(report_json(report, apply), indent=2))
-    else:
-        typer.echo(report_text(report, apply))
+    emit(fmt, report_json(report, apply), report_text(report, apply))
     return 0 if report.verdict is None or report.verdict.ok else 1
 
 
@@ -102,13 +99,13 @@ def register(app: typer.Typer) -> None:
         profile: ProfileOpt = "pytorch",
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
-        store: Annotated[Optional[Path], typer.Option("--store", help="Also record in this store.")] = None,
+        store: OptionalStoreOpt = None,
         keep_subscription: Annotated[bool, typer.Option(
             "--keep-subscription", help="Restore your notification subscription after writing.")] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        """Triage one live issue; exits 1 on a no_action outcome. Example: issuetriage triage pytorch/pytorch#123"""
-        code = triage_cmd(ref, apply, profile, judge, model, store, keep_subscription, as_json)
+        """Triage one live issue; exits 1 on a no_action outcome. Example: issuetriage triage OWNER/REPO#123"""
+        code = triage_cmd(ref, apply, profile, judge, model, store, keep_subscription, fmt)
         if code:
             sys.exit(code)
 
@@ -117,8 +114,9 @@ def register(app: typer.Typer) -> None:
         repo: Annotated[str, typer.Argument(help="OWNER/REPO")],
         store: StoreOpt = Path("issuetriage.db"),
         since: Annotated[Optional[str], typer.Option("--since", help="ISO date; default: since the last sync.")] = None,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        """Mirror issues, comments and labels into the store. Example: issuetriage sync pytorch/pytorch --store t.db"""
+        """Mirror issues, comments and labels into the store. Example: issuetriage sync OWNER/REPO --store t.db"""
         from issuetriage.github.sync import sync
         from issuetriage.store.sqlite import Store
 
@@ -130,11 +128,13 @@ def register(app: typer.Typer) -> None:
             task = progress.add_task(f"syncing {repo}", total=None)
             report = sync(client, db, repo, since, on_issue=lambda n: progress.advance(task))
         state = "unchanged (304)" if report.not_modified else f"{report.issues} issue(s), {report.comments} comment(s)"
-        typer.echo(f"synced {repo}: {state}, {report.labels} label(s), {len(client.calls)} API call(s)")
+        emit(fmt, {"repo": repo, "not_modified": report.not_modified, "issues": report.issues,
+                   "comments": report.comments, "labels": report.labels, "api_calls": len(client.calls)},
+             f"synced {repo}: {state}, {report.labels} label(s), {len(client.calls)} API call(s)")
 
     labels_app = typer.Typer(help="Compare and sync the profile's labels with a repository.", no_args_is_help=True)
 
-    def _labels(repo: str, profile: str, apply: bool) -> None:
+    def _labels(repo: str, profile: str, apply: bool, fmt: Format) -> None:
         from issuetriage.github.labels import diff_labels, sync_labels
         from issuetriage.github.reads import repo_labels
 
@@ -142,29 +142,31 @@ def register(app: typer.Typer) -> None:
         client = _client(repo)
         policy = load_profile(profile)
         found = diff_labels(policy, repo_labels(client, repo))
-        for name in found.missing:
-            typer.echo(f"missing  {name}")
-        for old, new in found.renamed:
-            typer.echo(f"renamed  {old} -> {new}")
-        for name, have, want in found.drift:
-            typer.echo(f"drift    {name}: {have!r} -> {want!r}")
-        for name in found.extra:
-            typer.echo(f"extra    {name} (kept)")
-        if apply:
-            typer.echo(f"applied {sync_labels(client, repo, policy, found)} change(s); nothing deleted")
+        lines = [f"missing  {name}" for name in found.missing]
+        lines += [f"renamed  {old} -> {new}" for old, new in found.renamed]
+        lines += [f"drift    {name}: {have!r} -> {want!r}" for name, have, want in found.drift]
+        lines += [f"extra    {name} (kept)" for name in found.extra]
+        applied = sync_labels(client, repo, policy, found) if apply else None
+        if applied is not None:
+            lines.append(f"applied {applied} change(s); nothing deleted")
         elif not found.clean:
-            typer.echo("dry run: `labels sync --apply` creates, renames and updates (never deletes)")
+            lines.append("dry run: `labels sync --apply` creates, renames and updates (never deletes)")
+        emit(fmt, {"missing": list(found.missing), "renamed": [list(r) for r in found.renamed],
+                   "drift": [list(d) for d in found.drift], "extra": list(found.extra),
+                   "applied": applied}, "\n".join(lines))
 
     @labels_app.command("diff")
-    def labels_diff(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch") -> None:
-        """Catalog vs repo labels. Example: issuetriage labels diff pytorch/pytorch"""
-        _labels(repo, profile, False)
+    def labels_diff(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch",
+                    fmt: FormatOpt = Format.text) -> None:
+        """Catalog vs repo labels. Example: issuetriage labels diff OWNER/REPO"""
+        _labels(repo, profile, False, fmt)
 
     @labels_app.command("sync")
     def labels_sync(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch",
-                    apply: Annotated[bool, typer.Option("--apply")] = False) -> None:
-        """Create/update the catalog's labels. Example: issuetriage labels sync pytorch/pytorch --apply"""
-        _labels(repo, profile, apply)
+                    apply: Annotated[bool, typer.Option("--apply")] = False,
+                    fmt: FormatOpt = Format.text) -> None:
+        """Create/update the catalog's labels. Example: issuetriage labels sync OWNER/REPO --apply"""
+        _labels(repo, profile, apply, fmt)
 
     app.add_typer(labels_app, name="labels")
 
@@ -180,8 +182,9 @@ def register(app: typer.Typer) -> None:
         profile: ProfileOpt = "pytorch",
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog pytorch/pytorch --limit 20 --apply"""
+        """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog OWNER/REPO --limit 20 --apply"""
         from issuetriage.github.backlog import backlog, parse_age
         from issuetriage.judges.factory import get_judge
         from issuetriage.store.sqlite import Store
@@ -192,13 +195,17 @@ def register(app: typer.Typer) -> None:
         client = _client(repo)
         with Store(store) as db:
             result = backlog(client, db, repo, load_profile(profile), judge_obj, label, age, limit, budget, apply)
-        for r in result.reports:
-            outcome = r.verdict.outcome.value if r.verdict else "dry run"
-            typer.echo(f"#{r.before.number}\t{r.result.plan.decision.value}\t{outcome}\t{len(r.calls)} write(s)")
+        rows = [{"issue": r.before.number, "decision": r.result.plan.decision.value,
+                 "outcome": r.verdict.outcome.value if r.verdict else "dry run", "writes": len(r.calls)}
+                for r in result.reports]
         for number, message in result.failed:
             typer.echo(f"#{number}\tfailed: {message}", err=True)
-        typer.echo(f"{len(result.reports)} issue(s) {'triaged' if apply else 'planned'}, "
-                   f"{result.skipped_budget} left for the next run (budget), {len(client.calls)} API call(s)")
+        lines = [f"#{r['issue']}\t{r['decision']}\t{r['outcome']}\t{r['writes']} write(s)" for r in rows]
+        lines.append(f"{len(result.reports)} issue(s) {'triaged' if apply else 'planned'}, "
+                     f"{result.skipped_budget} left for the next run (budget), {len(client.calls)} API call(s)")
+        emit(fmt, {"issues": rows, "failed": [{"issue": n, "error": m} for n, m in result.failed],
+                   "left_for_next_run": result.skipped_budget, "api_calls": len(client.calls)},
+             "\n".join(lines))
         if result.failed:
             sys.exit(1)
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from issuetriage.errors import ConfigError, all_problems
 from issuetriage.evidence.signals import tokens_of
+from issuetriage.models import Issue
 
 PROFILES_DIR = Path(__file__).parent / "profiles"
 TEMPLATE_MARKER = "<!-- issuetriage:template={name} -->"
@@ -329,6 +330,19 @@ class Policy:
             if prefixes and label.startswith(prefixes):
                 return group
         return "other"
+
+    def skip_reason(self, issue: Issue) -> str | None:
+        """Why the bot leaves `issue` alone (closed, a pull request, already triaged or routed),
+        or None when it is untriaged and the bot should read it."""
+        if issue.state != "open":
+            return f"{issue.state}"
+        if issue.is_pull_request:
+            return "a pull request"
+        done = sorted({self.bot.triaged, self.bot.bot_triaged} & set(issue.labels))
+        if done:
+            return f"already triaged ({done[0]})"
+        routed = next((label for label in issue.labels if self.is_oncall(label)), None)
+        return f"already routed ({routed})" if routed else None
 
     def implied(self, labels: Iterable[str]) -> list[str]:
         """The labels `labels` imply (catalog `implies`, followed transitively), not themselves."""
