@@ -212,16 +212,26 @@ def register(app: typer.Typer) -> None:
     @app.command("init-workflows")
     def init_workflows(
         directory: Annotated[Path, typer.Argument(help="Usually .github/workflows")],
-        install: Annotated[str, typer.Option("--install", help="pip requirement to install.")] = "issuetriage",
+        source: Annotated[Optional[str], typer.Option(
+            "--source", help="pip requirement git+https://HOST/OWNER/NAME@REVISION "
+                             "(default: this issuetriage's git checkout at its commit).")] = None,
+        wheel: Annotated[Optional[str], typer.Option(
+            "--wheel", help="A wheel committed to the repository, relative to its root.")] = None,
         profile: ProfileOpt = "pytorch",
         environment: Annotated[str, typer.Option("--environment", help="Protected environment.")] = "issue-triage",
         force: Annotated[bool, typer.Option("--force")] = False,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        """Write the two-stage triage workflows and the backlog sweep. Example: issuetriage init-workflows .github/workflows"""
-        from issuetriage.github.workflows import write
+        """Write the two-stage triage workflows and the backlog sweep; run it from the repository root.
+        Example: issuetriage init-workflows .github/workflows --profile ./triage-profile --wheel tools/issuetriage-0.1.0-py3-none-any.whl"""
+        from issuetriage.github.workflows import check_profile, install_source, write
 
-        for path in write(directory, force=force, install=install, profile=profile, environment=environment):
-            typer.echo(f"wrote {path}")
+        root = Path.cwd()
+        install = install_source(source, wheel, root)
+        paths = write(directory, force=force, install=install, profile=check_profile(profile, root),
+                      environment=environment)
+        emit(fmt, {"written": [str(p) for p in paths], "install": install},
+             "\n".join([*(f"wrote {p}" for p in paths), f"the jobs install: {install}"]))
 
     @app.command("hook")
     def hook(event: Annotated[str, typer.Argument(help="pre-tool-use or post-tool-use")]) -> None:
