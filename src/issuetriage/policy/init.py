@@ -155,8 +155,8 @@ def templates(project: str, repo: str) -> dict[str, dict[str, str]]:
                 Questions get better answers where the community discusses usage, for example the
                 repository's Discussions (https://github.com/{repo}/discussions) if they are on.
 
-                We are closing this issue for that reason. If it turns out to be a bug after all,
-                reopen it with a small example that shows the problem."""),
+                So we close this one here. Should it be a bug after all, reopen it with a small
+                example that shows what goes wrong."""),
         },
         "request_more_info": {
             "action": "comment and wait for the reporter",
