@@ -212,3 +212,46 @@ def test_the_docs_name_every_key_of_every_profile_file():
         missing = sorted(k for k in keys(model)  # `key`, or a part of `a.key.b`
                          if not re.search(rf"`([\w.]*\.)?{k}(\.[\w.]*)?`", docs))
         assert not missing, f"{file}: undocumented keys {missing}"
+
+
+def _history(seed: int, n: int) -> str:
+    """A made-up labelled history of acme/widgets: each area and the packaging queue has words
+    its label description never uses, so only learning from history can find them."""
+    import random
+
+    words = {"area/parser": ["anchor", "indentation", "scalar", "multiline", "quoting", "frontmatter"],
+             "area/cli": ["flag", "subcommand", "argv", "verbose", "alias", "pager"],
+             "area/network": ["socket", "handshake", "retries", "keepalive", "dns", "redirects"],
+             "team/packaging": ["manylinux", "conda", "arm64", "homebrew", "msi", "notarization"]}
+    rng = random.Random(seed)
+    lines = []
+    for i in range(1, n + 1):
+        label = rng.choice(sorted(words))
+        a, b, c = rng.sample(words[label], 3)
+        lines.append(json.dumps({
+            "repo": REPO, "number": seed * 1000 + i, "title": f"{a} {b} misbehaves",
+            "body": f"When I use {a} together with {c}, the result is odd.\n\n```\nRuntimeError: {b}\n```",
+            "labels": [{"name": label}, {"name": "kind/bug"}], "state": "CLOSED"}))  # gh's shape
+    return "\n".join(lines) + "\n"
+
+
+def test_train_and_eval_learn_labels_and_routing_for_a_new_profile(made_up, tmp_path, capsys):
+    train, test = tmp_path / "train.jsonl", tmp_path / "test.jsonl"
+    train.write_text(_history(1, 120))
+    test.write_text(_history(2, 60))
+    code, _, err = run_cli(capsys, "train", "--corpus", str(train), "--profile", str(made_up),
+                           "--out", str(tmp_path / "model"))
+    assert code == 0, err
+    scores = {}
+    for judge in ("heuristic", "learned"):
+        extra = ["--model", str(tmp_path / "model")] if judge == "learned" else []
+        code, out, err = run_cli(capsys, "eval", "--corpus", str(test), "--profile", str(made_up),
+                                 "--judge", judge, *extra, "--json")
+        assert code == 0, err
+        scores[judge] = json.loads(out)
+    heuristic, learned = scores["heuristic"], scores["learned"]
+    assert heuristic["labels"]["per_label"]["area/parser"]["recall"] == 0  # the descriptions can't tell
+    for label in ("area/parser", "area/cli", "area/network"):
+        assert learned["labels"]["per_label"][label]["f1"] >= 0.9, label
+    assert learned["routing"]["per_queue"]["team/packaging"]["recall"] >= 0.9
+    assert learned["routing"]["per_queue"]["team/packaging"]["precision"] >= 0.9

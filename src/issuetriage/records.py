@@ -29,8 +29,9 @@ def _login(value: Any) -> Any:
     return value.get("login", "") if isinstance(value, dict) else value
 
 
-def _from_gh(data: dict[str, Any]) -> dict[str, Any]:
-    """gh CLI JSON (camelCase keys, author objects, OPEN/CLOSED) in our record's terms."""
+def normalize_record(data: dict[str, Any]) -> dict[str, Any]:
+    """gh CLI JSON (camelCase keys, author objects, OPEN/CLOSED) and a REST issue wrapped with
+    its comments, in our record's terms (other keys pass through)."""
     if isinstance(data.get("issue"), dict):  # a REST issue with its comments beside it
         data = {**data["issue"], "comments": data.get("comments", [])}
     data = dict(data)
@@ -43,7 +44,7 @@ def _from_gh(data: dict[str, Any]) -> dict[str, Any]:
     if isinstance(data.get("state"), str):
         data["state"] = data["state"].lower()
     if isinstance(data.get("comments"), list):
-        data["comments"] = [_from_gh(c) if isinstance(c, dict) else c for c in data["comments"]]
+        data["comments"] = [normalize_record(c) if isinstance(c, dict) else c for c in data["comments"]]
     return data
 
 
@@ -63,7 +64,7 @@ def issue_from_record(data: Any, where: str, repo: str | None = None) -> Issue:
     """Validate one decoded record of any accepted shape; errors name `where` and the key."""
     if not isinstance(data, dict):
         raise UserError(f"{where}: expected a JSON object, got {type(data).__name__}")
-    data = _from_gh(data)
+    data = normalize_record(data)
     if "repo" not in data:
         found = _repo_from_url(data) or repo
         if found:

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from issuetriage.errors import UserError, first_problem
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
+from issuetriage.records import normalize_record
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ def parse_line(text: str, line: int, policy: Policy) -> Example | CorpusProblem:
     problem = _record_problem(record)
     if problem:
         return CorpusProblem(line, problem)
+    record = normalize_record(record)  # `gh issue list --json ...` lines too
     try:
         issue = _to_issue(record, policy.meta.repo)
     except ValidationError as exc:
