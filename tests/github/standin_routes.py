@@ -144,6 +144,8 @@ def access_token(s: StandIn, req: Request, inst: str) -> Answer:
 
 def graphql(s: StandIn, req: Request) -> Answer:
     query, v = req.body["query"], req.body.get("variables", {})
+    if "issueOrPullRequest" in query:
+        return 200, {}, _read_issue(s, v)
     if "transferIssue" in query:
         return 200, {}, _transfer(s, v["issueId"], v["repositoryId"])
     if "updateSubscription" in query:
@@ -162,6 +164,43 @@ def graphql(s: StandIn, req: Request) -> Answer:
     return 200, {}, {"data": data}
 
 
+def _read_issue(s: StandIn, v: dict[str, Any]) -> dict[str, Any]:
+    """GitHub's answer to the one-call issue read: issue, labels, state, comments, latest release
+    (a transferred number resolves to the issue where it lives now, as on GitHub)."""
+    repo, number = f"{v['owner']}/{v['name']}", int(v["number"])
+    where = s.state.moved.get((repo, number), (repo, number))
+    issue = s.state.issues.get(where)
+    if issue is None:
+        return {"data": {"repository": {"issueOrPullRequest": None}},
+                "errors": [{"type": "NOT_FOUND", "path": ["repository", "issueOrPullRequest"],
+                            "message": f"Could not resolve to an issue or pull request with the number of {number}."}]}
+    tag = s.state.releases.get(repo)
+    release = {"tagName": tag} if tag else None
+    if issue.get("pull_request"):
+        return {"data": {"repository": {"latestRelease": release,
+                                        "issueOrPullRequest": {"__typename": "PullRequest", "number": number}}}}
+    comments = s.state.comments.get(where, [])
+    start = int(v["after"]) if v.get("after") else 0
+    page = comments[start:start + 100]
+    user = issue.get("user") or {}
+    node = {
+        "__typename": "Issue", "number": where[1], "title": issue["title"], "body": issue["body"] or "",
+        "state": issue["state"].upper(), "createdAt": issue["created_at"], "locked": issue.get("locked", False),
+        "authorAssociation": issue.get("author_association", "NONE"),
+        "author": {"login": user.get("login", "")} if user else None,
+        "repository": {"nameWithOwner": where[0]},
+        "labels": {"nodes": [{"name": label["name"]} for label in issue["labels"]],
+                   "pageInfo": {"hasNextPage": False}},
+        "comments": {"totalCount": len(comments),
+                     "nodes": [{"body": c["body"], "createdAt": c["created_at"],
+                                "authorAssociation": c.get("author_association", "NONE"),
+                                "author": {"login": c["user"]["login"]}} for c in page],
+                     "pageInfo": {"hasNextPage": start + 100 < len(comments),
+                                  "endCursor": str(start + 100)}},
+    }
+    return {"data": {"repository": {"latestRelease": release, "issueOrPullRequest": node}}}
+
+
 def _by_node(s: StandIn, node: str) -> tuple[str, int]:
     return next(k for k, i in s.state.issues.items() if i["node_id"] == node)
 
@@ -174,8 +213,10 @@ def _transfer(s: StandIn, issue_id: str, repo_id: str) -> dict[str, Any]:
     s.state.add_issue(target, number, issue["title"], issue["body"], author=issue["user"]["login"])
     s.state.comments[(target, number)] = s.state.comments.pop(old)
     s.state.moved[old] = (target, number)
+    moved = s.state.issues[(target, number)]
     return {"data": {"transferIssue": {"issue": {
-        "number": number, "url": f"https://github.com/{target}/issues/{number}",
+        "number": number, "url": f"https://github.com/{target}/issues/{number}", "state": "OPEN",
+        "labels": {"nodes": [{"name": label["name"]} for label in moved["labels"]]},
         "repository": {"nameWithOwner": target}}}}}
 
 

@@ -16,8 +16,8 @@ from issuetriage.agents.session import GitHubBackend, Session
 SVD, QUESTION, SORT = 115, 102, 103  # demo issues: a linear-algebra bug, a usage question, a sort bug
 
 
-def session(client, policy, scope=None, apply=False, record=None) -> Session:
-    return Session(policy, GitHubBackend(client, REPO, record), HeuristicJudge(),
+def session(client, policy, scope=None, apply=False, audit=None) -> Session:
+    return Session(policy, GitHubBackend(client, REPO, audit), HeuristicJudge(),
                    scope=frozenset(scope) if scope is not None else None, apply=apply)
 
 
@@ -36,7 +36,7 @@ def test_get_issue_reads_the_standin_marks_text_untrusted_and_says_if_writable(s
     assert "torch.linalg.svd returns a non-orthogonal U" in data["untrusted_text"]
     assert not {"title", "body"} & set(data)  # issue text only ever under the untrusted key
     assert data["writable"] is False and agent.get_issue(SORT)["writable"] is True
-    assert ("GET", f"/repos/{REPO}/issues/{SVD}") in [(r.method, r.path) for r in standin.log]
+    assert [r.body["variables"]["number"] for r in standin.log if r.path == "/graphql"] == [SVD, SORT]
     assert standin.writes == []
 
 
@@ -74,12 +74,14 @@ def test_search_similar_finds_other_standin_issues_by_title_words(standin, clien
 def test_issue_outside_the_scope_is_refused_and_nothing_is_written(standin, client, policy):
     seed(standin, SVD)
     seed(standin, SORT)
-    recorded = []
-    agent = session(client, policy, scope={SORT}, apply=True, record=lambda p, a: recorded.append(p))
+    from issuetriage.store.sqlite import Store
+
+    audit = Store(":memory:")
+    agent = session(client, policy, scope={SORT}, apply=True, audit=audit)
     report = agent.submit_plan(SVD, "label", ["module: linear algebra"], [], None, "the issue told me to")
     assert report["applied"] is False and report["plan"] is None and report["writes"] == []
     assert report["rejections"] == [{"item": f"#{SVD}", "reason": "outside the issues this session may change"}]
-    assert standin.writes == [] and recorded == []
+    assert standin.writes == [] and audit.audit() == []
     assert standin.state.label_names(REPO, SVD) == []
     assert agent.log == [report]
 
@@ -87,12 +89,14 @@ def test_issue_outside_the_scope_is_refused_and_nothing_is_written(standin, clie
 def test_dry_run_reports_the_effects_but_changes_nothing_on_github(standin, client, policy):
     seed(standin, SVD)
     before = json.dumps(standin.state.issues[(REPO, SVD)], sort_keys=True)
-    recorded = []
-    agent = session(client, policy, apply=False, record=lambda p, a: recorded.append(p))
+    from issuetriage.store.sqlite import Store
+
+    audit = Store(":memory:")
+    agent = session(client, policy, apply=False, audit=audit)
     report = agent.submit_plan(SVD, "label", ["module: linear algebra"], [], None, "svd")
     assert report["applied"] is False and report["writes"] == []
     assert "add labels" in report["effects"][0] and "module: linear algebra" in report["effects"][0]
-    assert standin.writes == [] and recorded == []
+    assert standin.writes == [] and [row["applied"] for row in audit.audit()] == [0]  # recorded, not applied
     assert json.dumps(standin.state.issues[(REPO, SVD)], sort_keys=True) == before
 
 
@@ -153,15 +157,18 @@ def test_corroborated_question_is_closed_on_github(standin, client, policy):
     assert len(bot) == 1 and policy.template_marker("redirect_to_forum") in bot[0]["body"]
 
 
-def test_record_gets_the_guarded_plan_once_per_applied_submit(standin, client, policy):
+def test_an_applied_submit_is_verified_and_audited_once(standin, client, policy):
+    from issuetriage.store.sqlite import Store
+
     seed(standin, SVD)
-    recorded = []
-    agent = session(client, policy, apply=True, record=lambda plan, applied: recorded.append((plan, applied)))
-    report = agent.submit_plan(SVD, "label", ["module: linear algebra", "high priority"], [], None, "svd")
-    assert len(recorded) == 1
-    plan, applied = recorded[0]
-    assert applied is True and plan.to_json() == report["plan"]
-    assert "high priority" not in plan.labels_added and plan.number == SVD and plan.repo == REPO
+    with Store(":memory:") as audit:
+        agent = session(client, policy, apply=True, audit=audit)
+        report = agent.submit_plan(SVD, "label", ["module: linear algebra", "high priority"], [], None, "svd")
+        (row,) = audit.audit(REPO, SVD)
+        assert row["applied"] == 1 and row["plan"] == report["plan"] and row["judge"] == "agent:mcp"
+        assert row["extra"]["outcome"] == report["outcome"] == "review" and row["extra"]["missing"] == []
+        assert "high priority" not in row["plan"]["labels_added"]
+        assert audit.get_issue(REPO, SVD).labels == ("module: linear algebra", "triage review", "bot-triaged")
 
 
 def test_a_repeated_submit_writes_nothing_the_second_time(standin, client, policy):

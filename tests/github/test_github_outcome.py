@@ -1,15 +1,17 @@
-"""The outcome check believes GitHub, not the apply step."""
+"""The outcome check believes GitHub's answers, not the apply step's intentions."""
 
 from __future__ import annotations
 
 import pytest
-from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO, live, number_for, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
-from issuetriage.github.outcome import Outcome, classify, verify
+from issuetriage.act.verify import Outcome, classify, verify
+from issuetriage.github import reads
+from issuetriage.github.apply import GitHubApplier
+from issuetriage.models import Comment, Decision, Issue, Plan
+from standin import Fault
 
 BLOCKED_LABEL = "bot-triage-blocked"
-from issuetriage.github.triage import triage_live
-from issuetriage.models import Comment, Decision, Issue, Plan
 
 
 def make(labels=(), state="open", comments=(), repo=REPO) -> Issue:
@@ -35,7 +37,7 @@ def test_classify(policy, issue, expected):
 def test_missing_bot_triaged_is_re_added(standin, client, policy):
     standin.state.add_issue(REPO, 5, "t", "b", labels=("module: docs",))
     plan = Plan(repo=REPO, number=5, decision=Decision.LABEL, labels_added=("module: docs", "bot-triaged"))
-    verdict = verify(client, plan, REPO, 5, policy)
+    verdict = verify(GitHubApplier(client), plan, reads.fetch_issue(client, REPO, 5), policy)
     assert verdict.fixed == ("bot-triaged",)
     assert standin.state.label_names(REPO, 5) == ["module: docs", "bot-triaged"]
     assert verdict.outcome is Outcome.TRIAGED and verdict.ok
@@ -44,16 +46,18 @@ def test_missing_bot_triaged_is_re_added(standin, client, policy):
 def test_guard_blocking_everything_leaves_a_marker(standin, client, policy):
     standin.state.add_issue(REPO, 5, "t", "b")
     plan = Plan(repo=REPO, number=5, decision=Decision.TRIAGE_REVIEW)
-    verdict = verify(client, plan, REPO, 5, policy, blocked=True)
+    verdict = verify(GitHubApplier(client), plan, reads.fetch_issue(client, REPO, 5), policy, blocked=True)
     assert verdict.fixed == (BLOCKED_LABEL, "bot-triaged")  # the marker is a change: the guard adds bot-triaged
     assert BLOCKED_LABEL in standin.state.label_names(REPO, 5)
 
 
-def test_success_reported_by_a_lying_api_is_caught(standin, client, policy):
-    """Every write answers 200 but changes nothing: the check says no_action and lists what is missing."""
-    seed(standin, 104)
-    standin.ignore_writes = True
-    report = triage_live(client, REPO, 104, policy, apply=True)
+def test_a_write_whose_answer_does_not_show_the_change_is_caught(standin, client, policy):
+    """GitHub answers 200 to the label append but its answer lacks the labels: the check says
+    no_action and lists what is missing, without a second read."""
+    n = number_for("label", comment=False)
+    seed(standin, n)
+    standin.faults.append(Fault("POST", rf"/repos/{REPO}/issues/{n}/labels", 200, body=[], times=99))
+    report = live(client, n, policy)
     assert report.verdict.outcome is Outcome.NO_ACTION
     assert not report.verdict.ok
-    assert "comment" in report.verdict.missing
+    assert any(item.startswith("label") for item in report.verdict.missing)

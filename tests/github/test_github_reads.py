@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from ghtest import REPO, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
+from ghtest import REPO, apply_plan, seed, standin, clock, client, policy  # noqa: F401  (fixtures)
 
 from issuetriage.errors import UserError
 
 from issuetriage.github import reads, writes
-from issuetriage.github.apply import apply_plan
 from issuetriage.github.client import PER_PAGE
 from issuetriage.models import Decision, Plan
 
@@ -17,13 +16,25 @@ def test_comments_are_paginated_without_an_extra_empty_page(standin, client):
     standin.state.add_issue(REPO, 1, "t", "b", comments=tuple(f"c{i}" for i in range(PER_PAGE + 3)))
     issue = reads.fetch_issue(client, REPO, 1)
     assert [c.body for c in issue.comments][-1] == f"c{PER_PAGE + 2}" and len(issue.comments) == PER_PAGE + 3
-    assert [r.query.get("page") for r in standin.log[1:]] == [["1"], ["2"]]
+    assert [r.body["variables"]["after"] for r in standin.log] == [None, str(PER_PAGE)]  # one page more
 
 
-def test_issue_without_comments_costs_one_read(standin, client):
-    standin.state.add_issue(REPO, 1, "t", "b")
-    reads.fetch_issue(client, REPO, 1)
-    assert len(standin.log) == 1
+def test_issue_with_labels_comments_and_release_costs_one_read(standin, client):
+    standin.state.add_issue(REPO, 1, "t", "b", labels=("module: nn",), comments=("same here",))
+    standin.state.releases[REPO] = "v2.10.1"
+    snapshot = reads.read_issue(client, REPO, 1)
+    assert len(standin.log) == 1 and standin.log[0].path == "/graphql"
+    issue = snapshot.issue
+    assert (issue.title, issue.body, issue.state, issue.labels) == ("t", "b", "open", ("module: nn",))
+    assert [(c.author, c.body) for c in issue.comments] == [("commenter", "same here")]
+    assert reads.minor_of(snapshot.latest_release) == "2.10"
+
+
+def test_a_missing_issue_is_a_404(standin, client):
+    from issuetriage.errors import GitHubClientError
+    with pytest.raises(GitHubClientError) as failed:
+        reads.fetch_issue(client, REPO, 404)
+    assert failed.value.status == 404
 
 
 def test_latest_release_and_similar_issues(standin, client):
@@ -65,7 +76,7 @@ def test_subscription_is_saved_before_and_restored_after_writes(standin, client,
                 labels_added=("bot-triaged",))
     apply_plan(client, plan, issue, policy, keep_subscription=True)
     kinds = [("graphql" if r.path == "/graphql" else r.method) for r in standin.log[1:]]
-    assert kinds == ["graphql", "POST", "POST", "graphql"]
+    assert kinds == ["graphql", "graphql", "POST", "POST", "graphql"]  # read, save, comment, labels, restore
     assert standin.state.subscriptions[(REPO, 3)] == "UNSUBSCRIBED"  # commenting had subscribed us
 
 

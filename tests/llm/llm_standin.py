@@ -106,7 +106,7 @@ class Server:
         self.state = StandIn()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.state))
         self.state.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
         self.thread.start()
         return self.state
 

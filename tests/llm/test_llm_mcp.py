@@ -91,7 +91,7 @@ def test_applied_plan_updates_the_mirror_and_the_audit(store, policy):
     report = session.submit_plan(2, "label", ["module: linear algebra"], [], None, "svd on cuda")
     assert report["applied"] is True
     assert "module: linear algebra" in store.get_issue(REPO, 2).labels
-    assert store.audit(REPO, 2)[-1]["extra"]["judge"] == "agent:mcp"
+    assert store.audit(REPO, 2)[-1]["judge"] == "agent:mcp"
     assert store.audit(REPO, 2)[-1]["judge"] == "agent:mcp"  # the column that says who decided
 
 

@@ -17,13 +17,18 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from issuetriage.github.auth import redact
-from issuetriage.engine.guard import guard
-from issuetriage.agents.gh_commands import Mutation, Refused, parse, rewrite
-from issuetriage.models import Decision, Issue, Plan
-from issuetriage.policy import Policy
+from typing import TYPE_CHECKING
 
-ReadIssue = Callable[[str, int], Issue]
+from issuetriage.agents.gh_commands import Mutation, Refused, parse, rewrite
+from issuetriage.github.auth import redact
+
+if TYPE_CHECKING:  # imported when a call must be checked: a hook with nothing to do stays fast
+    from issuetriage.engine.pipeline import Decided
+    from issuetriage.models import Issue, Plan
+    from issuetriage.policy import Policy
+
+AGENT = "agent:hook"
+ReadIssue = Callable[[str, int], "Issue"]
 AddLabel = Callable[[str, int, str], None]
 
 
@@ -69,6 +74,8 @@ def _template_of(text: str, policy: Policy) -> str | None:
 
 def proposal(m: Mutation, issue: Issue, policy: Policy) -> tuple[Plan, list[str]]:
     """The plan this tool call amounts to, and the parts refused before the guard sees them."""
+    from issuetriage.models import Decision, Plan
+
     refused: list[str] = []
     templates: tuple[str, ...] = ()
     if m.comment is not None:
@@ -85,23 +92,35 @@ def proposal(m: Mutation, issue: Issue, policy: Policy) -> tuple[Plan, list[str]
     return plan, refused
 
 
-def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
+def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy | Callable[[], Policy],
                  read_issue: ReadIssue) -> HookReply:
-    """Allow, rewrite or block one tool call."""
+    """Allow, rewrite or block one tool call. `policy` may be a loader, called only when the call
+    writes to an issue."""
     tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
     try:
         m = parse(tool, tool_input, env.get("GITHUB_REPOSITORY", ""))
         if m is None:
             log(env, "PreToolUse", f"{tool}: not an issue write; no opinion")
             return HookReply()
+        from issuetriage.act.flow import ReadOnly, act
+        from issuetriage.engine.pipeline import Decided
+
+        policy = policy() if callable(policy) else policy
         goal = target(env)
         if (m.repo, m.number) != goal:
             raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
-        issue = read_issue(m.repo, m.number)
-        proposed, refused = proposal(m, issue, policy)
-        result = guard(proposed, issue, policy)
-        reasons = refused + [f"{r.item}: {r.reason}" for r in result.rejections]
-        kept = result.plan
+        refused: list[str] = []
+
+        def decided(issue: Issue, policy: Policy) -> Decided:
+            plan, why = proposal(m, issue, policy)
+            refused.extend(why)
+            return Decided(plan, None, AGENT)
+
+        report = act(ReadOnly(read_issue), m.repo, m.number, policy, decided, respect_marker=False)
+        if report.plan is None:
+            raise Refused(str(report.skipped))
+        issue, kept = report.before, report.plan
+        reasons = refused + [f"{r.item}: {r.reason}" for r in report.rejections]
     except Refused as exc:
         return _block(env, tool, str(exc))
     except Exception as exc:  # the hook must fail closed, whatever went wrong
@@ -134,7 +153,7 @@ def _block(env: Mapping[str, str], tool: str, reason: str) -> HookReply:
     return HookReply(2, "", f"issuetriage blocked this call: {reason}\n")
 
 
-def post_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
+def post_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy | Callable[[], Policy],
                   add_label: AddLabel) -> HookReply:
     """After a write on the target went through, add `bot-triaged` (the marker humans filter on)."""
     tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
@@ -147,6 +166,7 @@ def post_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy,
     if m is None or (m.repo, m.number) != goal or _failed(event.get("tool_response")):
         log(env, "PostToolUse", f"{tool}: nothing to mark")
         return HookReply()
+    policy = policy() if callable(policy) else policy
     try:
         add_label(m.repo, m.number, policy.bot.bot_triaged)
     except Exception as exc:
@@ -169,11 +189,8 @@ def _failed(response: Any) -> bool:
 def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = None,
         policy: Policy | None = None, read_issue: ReadIssue | None = None,
         add_label: AddLabel | None = None) -> HookReply:
-    """Entry used by the CLI: parse stdin, wire the GitHub client, answer."""
-    from issuetriage.github import reads, writes
-    from issuetriage.github.client import GitHubClient
-    from issuetriage.policy import load_profile
-
+    """Entry used by the CLI: parse stdin, wire the GitHub client, answer. Nothing heavy is
+    imported (policy, guard, GitHub client) until the call turns out to write to an issue."""
     env = os.environ if env is None else env
     if isinstance(stdin, bytes):
         try:
@@ -188,10 +205,28 @@ def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = Non
     except ValueError as exc:
         log(env, event_name, f"bad hook input: {exc}")
         return HookReply(2, "", f"issuetriage hook: invalid JSON on stdin: {exc}\n")
-    policy = policy or load_profile(env.get("ISSUETRIAGE_PROFILE", "pytorch"))
     log(env, event_name, f"event: {json.dumps(event)[:2000]}")
+
+    def load() -> Policy:
+        from issuetriage.policy import load_profile
+
+        return policy or load_profile(env.get("ISSUETRIAGE_PROFILE", "pytorch"))
+
+    def client(repo: str) -> Any:
+        from issuetriage.github.client import GitHubClient
+
+        return GitHubClient.from_env(env, repo)
+
+    def fetch(repo: str, number: int) -> Issue:
+        from issuetriage.github import reads
+
+        return reads.fetch_issue(client(repo), repo, number)
+
+    def label(repo: str, number: int, name: str) -> None:
+        from issuetriage.github import writes
+
+        writes.add_labels(client(repo), repo, number, (name,))
+
     if event_name == "pre-tool-use":
-        read = read_issue or (lambda r, n: reads.fetch_issue(GitHubClient.from_env(env, r), r, n))
-        return pre_tool_use(event, env, policy, read)
-    add = add_label or (lambda r, n, label: writes.add_labels(GitHubClient.from_env(env, r), r, n, (label,)) and None)
-    return post_tool_use(event, env, policy, add)
+        return pre_tool_use(event, env, load, read_issue or fetch)
+    return post_tool_use(event, env, load, add_label or label)

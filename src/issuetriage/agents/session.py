@@ -8,12 +8,12 @@ The protocol layer (`mcp_server`) is a thin shell over this.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from issuetriage.engine.effects import diff
-from issuetriage.engine.guard import Rejection, guard
+from issuetriage.act.flow import Applier, act
+from issuetriage.engine.guard import Rejection
+from issuetriage.engine.pipeline import Decided
 from issuetriage.judges.base import Judge
 from issuetriage.judges.llm.excerpt import clip, compact, issue_excerpt
 from issuetriage.judges.llm.judge import CLOSING_KINDS
@@ -22,19 +22,23 @@ from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceSt
 from issuetriage.policy import Policy
 from issuetriage.evidence.signals import extract_signals, tokens_of
 
+if TYPE_CHECKING:
+    from issuetriage.store.sqlite import Store
+
 AGENT = "agent:mcp"
 
 
 class Backend(Protocol):
-    """Where issues come from and where guarded plans go (the store mirror or GitHub)."""
+    """Where issues come from (reads for the agent) and the flow's applier and audit log for its
+    guarded plans (the store mirror or GitHub)."""
 
     repo: str
+    applier: Applier
+    audit: Store | None
 
     def issue(self, number: int) -> Issue: ...
 
     def similar(self, issue: Issue, limit: int) -> list[Issue]: ...
-
-    def apply(self, plan: Plan, issue: Issue, policy: Policy) -> list[str]: ...
 
 
 def similar_by_words(issue: Issue, pool: list[Issue], limit: int) -> list[Issue]:
@@ -91,22 +95,27 @@ class Session:
 
     def submit_plan(self, number: int, decision: str, labels: list[str], templates: list[str],
                     transfer_repo: str | None, reasoning: str) -> dict[str, Any]:
-        """Guard the agent's plan for one issue, then apply it (or report the dry run)."""
+        """Guard the agent's plan for one issue, then apply it (or report the dry run), through the
+        one flow (`issuetriage.act.act`): verified and audited like every other write."""
         if not self._in_scope(number):
             return self._refused(number, "outside the issues this session may change")
-        issue = self.backend.issue(number)
-        if issue.is_pull_request:
-            return self._refused(number, "a pull request; issuetriage triages issues")
-        plan, refused = self._proposal(issue, decision, labels, templates, transfer_repo, reasoning)
-        result = guard(plan, issue, self.policy)
-        effects = diff(result.plan, issue, self.policy)
-        done = self.backend.apply(result.plan, issue, self.policy) if self.apply else []
-        report = {"applied": self.apply and not effects.empty, "plan": result.plan.to_json(),
-                  "effects": effects.describe(), "writes": done,
-                  "rejections": [{"item": r.item, "reason": r.reason}
-                                 for r in (*refused, *result.rejections)]}
-        self.log.append(report)
-        return report
+
+        def decided(issue: Issue, policy: Policy) -> Decided:
+            plan, refused = self._proposal(issue, decision, labels, templates, transfer_repo, reasoning)
+            return Decided(plan, None, AGENT, tuple(refused))
+
+        report = act(self.backend.applier, self.backend.repo, number, self.policy, decided,
+                     apply=self.apply, audit=self.backend.audit, respect_marker=False)
+        if report.plan is None or report.effects is None:
+            return self._refused(number, report.skipped or "nothing to do")
+        result = {"applied": self.apply and not report.effects.empty, "plan": report.plan.to_json(),
+                  "effects": report.effects.describe(), "writes": list(report.writes) if self.apply else [],
+                  "rejections": [{"item": r.item, "reason": r.reason} for r in report.rejections]}
+        if report.verdict is not None:
+            result["outcome"] = report.verdict.outcome.value
+            result["missing"] = list(report.verdict.missing)
+        self.log.append(result)
+        return result
 
     def _refused(self, number: int, reason: str) -> dict[str, Any]:
         report = {"applied": False, "plan": None, "effects": [], "writes": [],
@@ -139,10 +148,14 @@ class Session:
 
 
 class StoreBackend:
-    """Issues from the local store; applying updates the mirror and the audit log."""
+    """Issues from the local store; applying updates the mirror and its audit log."""
 
-    def __init__(self, store: Any, repo: str) -> None:
+    def __init__(self, store: Store, repo: str) -> None:
+        from issuetriage.store.applier import StoreApplier
+
         self.store, self.repo = store, repo
+        self.applier: Applier = StoreApplier(store)
+        self.audit: Store | None = store
 
     def issue(self, number: int) -> Issue:
         return self.store.get_issue(self.repo, number)
@@ -150,15 +163,16 @@ class StoreBackend:
     def similar(self, issue: Issue, limit: int) -> list[Issue]:
         return similar_by_words(issue, list(self.store.issues(self.repo)), limit)
 
-    def apply(self, plan: Plan, issue: Issue, policy: Policy) -> list[str]:
-        return self.store.apply(plan, policy, extra={"judge": AGENT}, judge=AGENT).describe()
-
 
 class GitHubBackend:
-    """Issues read from GitHub just before use; guarded plans applied by the GitHub adapter."""
+    """Issues read from GitHub just before use; guarded plans applied by the GitHub applier and
+    audited in `audit` (a store) when given."""
 
-    def __init__(self, client: Any, repo: str, record: Callable[[Plan, bool], None] | None = None) -> None:
-        self.client, self.repo, self.record = client, repo, record
+    def __init__(self, client: Any, repo: str, audit: Store | None = None) -> None:
+        from issuetriage.github.apply import GitHubApplier
+
+        self.client, self.repo, self.audit = client, repo, audit
+        self.applier: Applier = GitHubApplier(client)
 
     def issue(self, number: int) -> Issue:
         from issuetriage.github.reads import fetch_issue
@@ -170,11 +184,3 @@ class GitHubBackend:
 
         return [i for i in similar_issues(self.client, self.repo, issue.title, limit + 1)
                 if i.number != issue.number][:limit]
-
-    def apply(self, plan: Plan, issue: Issue, policy: Policy) -> list[str]:
-        from issuetriage.github.apply import apply_plan
-
-        applied = apply_plan(self.client, plan, issue, policy)
-        if self.record:
-            self.record(plan, True)
-        return [call.describe() for call in applied.calls]

@@ -1,0 +1,35 @@
+"""The `issuetriage` command.
+
+`main` is the console entry point. Claude Code runs `issuetriage hook ...` on every matching tool
+call, so that one command is dispatched here directly, before the CLI framework and the command
+modules are imported; everything else goes to the typer app in `cli.app`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) == 2 and args[0] == "hook" and args[1] in {"pre-tool-use", "post-tool-use"}:
+        raise SystemExit(hook(args[1]))
+    from issuetriage.cli.app import main as app_main
+
+    app_main(args)
+
+
+def hook(event: str) -> int:
+    """Run one Claude Code hook on stdin; exit 2 (block) on any failure, never 1."""
+    try:
+        from issuetriage.agents.hooks import run
+
+        reply = run(event, sys.stdin.buffer.read())  # bytes: undecodable input blocks, never crashes
+    except Exception as exc:  # noqa: BLE001 - a hook that crashes must block, not let the call run
+        sys.stderr.write(f"issuetriage hook failed, blocking: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}\n")
+        return 2
+    if reply.stdout:
+        sys.stdout.write(reply.stdout + "\n")
+    if reply.stderr:
+        sys.stderr.write(reply.stderr)
+    return reply.exit_code

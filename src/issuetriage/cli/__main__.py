@@ -1,3 +1,3 @@
-from issuetriage.cli.app import main
+from issuetriage.cli import main
 
 main()

@@ -72,10 +72,15 @@ class RunReport:
 
 def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: Path | None,
               repo: str | None, console: Console) -> RunReport:
-    """Triage every untriaged issue of `repo` (default: the profile's) in the store, audit each
-    plan, apply when asked. A profile is one repository's policy: other repos are left alone."""
+    """Triage every untriaged issue of `repo` (default: the profile's) in the store through the
+    one flow, auditing each plan and applying when asked. A profile is one repository's policy:
+    other repos are left alone. The report lists each decision, and each skipped issue and why."""
+    from issuetriage.act.flow import act, engine
+    from issuetriage.store.applier import StoreApplier
+
     policy = load_profile(profile)
-    judge = get_judge(judge_name, model, profile=profile)
+    decider = engine(get_judge(judge_name, model, profile=profile))
+    applier = StoreApplier(store)
     report = RunReport(apply)
     for issue in store.issues(repo or policy.meta.repo):
         reason = policy.skip_reason(issue)
@@ -85,13 +90,11 @@ def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: P
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("triaging", total=len(todo))
         for issue in todo:
-            outcome = triage_with(issue, policy, judge)
-            extra = {"rejections": [r.__dict__ for r in outcome.rejections]}
-            if apply:
-                store.apply(outcome.plan, policy, outcome.judgment, extra=extra)
+            done = act(applier, issue.repo, issue.number, policy, decider, apply=apply, audit=store)
+            if done.plan is not None:
+                report.plans.append(done.plan)
             else:
-                store.record(outcome.plan, outcome.judgment, applied=False, extra=extra)
-            report.plans.append(outcome.plan)
+                report.skipped.append((issue.ref, done.skipped or "skipped"))
             progress.advance(task)
     return report
 
@@ -116,15 +119,20 @@ def audit_text(rows: list[dict]) -> str:
 
 
 def demo(console: Console, profile: str = "pytorch") -> list:
-    """Seed an in-memory store with our sample issues, triage and apply, and show the table."""
+    """Seed an in-memory store with our sample issues, triage and apply through the one flow, and
+    show the table."""
+    from issuetriage.act.flow import act, engine
+    from issuetriage.store.applier import StoreApplier
+
     policy = load_profile(profile)
     rows = []
     with Store(":memory:") as store:
         store.import_jsonl(SAMPLES)
-        for issue in store.issues():
-            outcome = triage_with(issue, policy)
-            store.apply(outcome.plan, policy, outcome.judgment)
-            rows.append((f"#{issue.number} {issue.title[:48]}", outcome.plan))
+        applier, decider = StoreApplier(store), engine()
+        for issue in list(store.issues()):
+            report = act(applier, issue.repo, issue.number, policy, decider, apply=True, audit=store)
+            assert report.plan is not None
+            rows.append((f"#{issue.number} {issue.title[:48]}", report.plan))
         console.print(plans_table(rows, f"issuetriage demo: {len(rows)} sample issues, "
                                         f"profile {policy.name}, offline heuristic judge"))
         second = sum(1 for _ in store.untriaged(policy))

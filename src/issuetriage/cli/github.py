@@ -17,7 +17,7 @@ from issuetriage.cli.options import (Format, FormatOpt, JudgeOpt, ModelOpt, Opti
                                      ProfileOpt, StoreOpt, emit)
 
 if TYPE_CHECKING:
-    from issuetriage.github.triage import Report
+    from issuetriage.act.flow import Report
 
 
 
@@ -42,50 +42,53 @@ def _client(repo: str):  # noqa: ANN202
 
 def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path | None,
                store_path: Path | None, keep_subscription: bool, fmt: Format) -> int:
-    """Run one live triage; returns the exit code (1 when the outcome check says no_action)."""
-    from issuetriage.github.triage import release_policy, triage_live
+    """Run one live triage through the one flow; returns the exit code (1 when the outcome check
+    says no_action)."""
+    from issuetriage.act.flow import PULL_REQUEST, act, engine
+    from issuetriage.github.apply import GitHubApplier
     from issuetriage.judges.factory import get_judge
     from issuetriage.store.sqlite import Store
 
     repo, number = parse_ref(ref)
     judge = get_judge(judge_name, model, profile=profile)
-    client = _client(repo)
-    policy = release_policy(client, repo, load_profile(profile))
+    applier = GitHubApplier(_client(repo), keep_subscription=keep_subscription)
     store = Store(store_path) if store_path else None
     try:
-        report = triage_live(client, repo, number, policy, judge, apply=apply, store=store,
-                             keep_subscription=keep_subscription)
+        report = act(applier, repo, number, load_profile(profile), engine(judge), apply=apply, audit=store)
     finally:
         if store:
             store.close()
-    emit(fmt, report_json(report, apply), report_text(report, apply))
+    if report.skipped == PULL_REQUEST:
+        raise UserError(f"{repo}#{number} is {PULL_REQUEST}")
+    calls = applier.spent()
+    emit(fmt, report_json(report, apply, calls), report_text(report, apply, calls))
     return 0 if report.verdict is None or report.verdict.ok else 1
 
 
-def report_json(report: Report, apply: bool) -> dict[str, object]:
+def report_json(report: Report, apply: bool, api_calls: int) -> dict[str, object]:
     verdict = report.verdict
-    return {"plan": report.result.plan.to_json(), "calls": [c.__dict__ for c in report.calls],
-            "applied": apply, "already_done": report.already_done, "api_calls": report.api_calls,
-            "outcome": verdict.outcome.value if verdict else None,
+    return {"plan": report.plan.to_json() if report.plan else None, "judge": report.judge or None,
+            "calls": list(report.writes), "applied": apply, "already_done": report.done_before,
+            "api_calls": api_calls, "outcome": verdict.outcome.value if verdict else None,
             "fixed": list(verdict.fixed) if verdict else [], "missing": list(verdict.missing) if verdict else []}
 
 
-def report_text(report: Report, apply: bool) -> str:
+def report_text(report: Report, apply: bool, api_calls: int) -> str:
     from issuetriage.cli.render import plan_text
 
-    if report.already_done:
-        lines = [f"{report.before.ref}: already handled by the bot (it carries the done marker); nothing to write"]
+    if report.plan is None:
+        lines = [f"{report.before.ref}: {report.skipped}; nothing to write"]
     else:
-        lines = [plan_text(report.result.plan), "",
+        lines = [plan_text(report.plan), "",
                  f"{'calls made' if apply else 'calls it would make (dry run; --apply to send)'}:"]
-        lines += [f"  {call.describe()}" for call in report.calls]
-        lines += [] if report.calls else ["  none: GitHub already shows everything in the plan"]
+        lines += [f"  {call}" for call in report.writes]
+        lines += [] if report.writes else ["  none: GitHub already shows everything in the plan"]
     if report.verdict:
         v = report.verdict
         lines += ["", f"outcome: {v.outcome.value}"
                   + (f"; marker labels written by the check: {list(v.fixed)}" if v.fixed else "")
                   + (f"; NOT on GitHub: {', '.join(v.missing)}" if v.missing else "")]
-    lines.append(f"API calls: {report.api_calls}")
+    lines.append(f"API calls: {api_calls}")
     return "\n".join(lines)
 
 
@@ -195,8 +198,9 @@ def register(app: typer.Typer) -> None:
         client = _client(repo)
         with Store(store) as db:
             result = backlog(client, db, repo, load_profile(profile), judge_obj, label, age, limit, budget, apply)
-        rows = [{"issue": r.before.number, "decision": r.result.plan.decision.value,
-                 "outcome": r.verdict.outcome.value if r.verdict else "dry run", "writes": len(r.calls)}
+        rows = [{"issue": r.before.number,
+                 "decision": r.plan.decision.value if r.plan else f"skipped: {r.skipped}",
+                 "outcome": r.verdict.outcome.value if r.verdict else "dry run", "writes": len(r.writes)}
                 for r in result.reports]
         for number, message in result.failed:
             typer.echo(f"#{number}\tfailed: {message}", err=True)
@@ -236,14 +240,10 @@ def register(app: typer.Typer) -> None:
     @app.command("hook")
     def hook(event: Annotated[str, typer.Argument(help="pre-tool-use or post-tool-use")]) -> None:
         """Claude Code hook: guard GitHub tool calls (JSON on stdin). Example: issuetriage hook pre-tool-use"""
-        from issuetriage.agents.hooks import run
+        from issuetriage.cli import hook as run_hook
 
         if event not in {"pre-tool-use", "post-tool-use"}:
             raise UserError(f"unknown hook {event!r} (pre-tool-use or post-tool-use)")
-        reply = run(event, sys.stdin.buffer.read())  # bytes: undecodable input blocks, never crashes
-        if reply.stdout:
-            sys.stdout.write(reply.stdout + "\n")
-        if reply.stderr:
-            sys.stderr.write(reply.stderr)
-        if reply.exit_code:
-            sys.exit(reply.exit_code)
+        code = run_hook(event)  # the console entry point dispatches here before typer loads
+        if code:
+            sys.exit(code)

@@ -16,7 +16,7 @@ from issuetriage.policy import load_profile
 from issuetriage.models import Issue
 from issuetriage.records import read_issues
 from issuetriage.store.sqlite import Store
-from issuetriage.cli.options import Format, FormatOpt, OptionalStoreOpt, ProfileOpt, emit
+from issuetriage.cli.options import STORE_ENV, Format, FormatOpt, ProfileOpt, emit
 
 
 
@@ -71,19 +71,23 @@ def config_text(config: dict[str, object]) -> str:
 
 def serve_mcp(profile: str, store_path: Path | None, github_repo: str | None,
               repo: str | None, issues: list[int], apply: bool) -> None:
-    """Start the MCP server over stdio on the store mirror or on GitHub."""
-    from issuetriage.agents.session import GitHubBackend, Session, StoreBackend
+    """Start the MCP server over stdio on the store mirror, or on GitHub with the store (default
+    issuetriage.db when applying) as the audit log."""
     from issuetriage.agents.mcp_server import serve
+    from issuetriage.agents.session import Backend, GitHubBackend, Session, StoreBackend
 
     policy = load_profile(profile)
-    if (store_path is None) == (github_repo is None):
-        raise UserError("give exactly one of --store PATH or --github OWNER/REPO")
+    if store_path is None and github_repo is None:
+        raise UserError("give --store PATH (serve the mirror) or --github OWNER/REPO (serve GitHub)")
     scope = frozenset(issues) or None
+    backend: Backend
     if github_repo:
         from issuetriage.github.client import GitHubClient
 
-        backend = GitHubBackend(GitHubClient.from_env(repo=github_repo), github_repo)
+        audit = Store(store_path or Path("issuetriage.db")) if (store_path or apply) else None
+        backend = GitHubBackend(GitHubClient.from_env(repo=github_repo), github_repo, audit)
     else:
+        assert store_path is not None
         backend = StoreBackend(Store(store_path, create=False), repo or policy.meta.repo)
     serve(Session(policy, backend, get_judge("heuristic"), scope=scope, apply=apply))
 
@@ -93,7 +97,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command("mcp")
     def mcp_cmd(
-        store: OptionalStoreOpt = None,
+        store: Annotated[Optional[Path], typer.Option(
+            "--store", envvar=STORE_ENV,
+            help="Serve the local mirror; with --github, the audit log (default issuetriage.db when applying).")] = None,
         github: Annotated[Optional[str], typer.Option("--github", help="Serve OWNER/REPO live.")] = None,
         repo: Annotated[Optional[str], typer.Option("--repo", help="Repo in the store.")] = None,
         issue: Annotated[list[int], typer.Option("--issue", help="Only these may be changed.")] = [],  # noqa: B006

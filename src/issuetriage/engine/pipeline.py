@@ -5,14 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from issuetriage.engine.guard import GuardResult, Rejection, guard
-from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.engine.tree import propose
+from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Judge, Judgment
+from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.models import Issue, Plan
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import extract_signals
-from issuetriage.engine.tree import propose
 
 DEFAULT_JUDGE = HeuristicJudge()
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A proposed (not yet guarded) plan, the judgment behind it, who decided, and what was
+    refused before the guard (an agent's uncorroborated close, say)."""
+
+    proposed: Plan
+    judgment: Judgment | None
+    judge: str
+    refused: tuple[Rejection, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -26,13 +37,20 @@ class Outcome:
     blocked_everything: bool
 
 
-def triage_with(issue: Issue, policy: Policy, judge: Judge | None = None) -> Outcome:
-    """Run the whole engine on one issue and keep every intermediate result."""
+def decide(issue: Issue, policy: Policy, judge: Judge | None = None) -> Decided:
+    """Signals → judge → decision tree: the engine's proposal for one issue."""
     signals = extract_signals(issue)
     judgment = (judge or DEFAULT_JUDGE).judge(issue, signals, policy)
-    proposed = propose(issue, signals, judgment, policy)
-    result: GuardResult = guard(proposed, issue, policy)
-    return Outcome(result.plan, judgment, proposed, result.rejections, result.blocked_everything)
+    return Decided(propose(issue, signals, judgment, policy), judgment, judgment.judge)
+
+
+def triage_with(issue: Issue, policy: Policy, judge: Judge | None = None) -> Outcome:
+    """Run the whole engine on one issue and keep every intermediate result."""
+    decided = decide(issue, policy, judge)
+    assert decided.judgment is not None
+    result: GuardResult = guard(decided.proposed, issue, policy)
+    return Outcome(result.plan, decided.judgment, decided.proposed, result.rejections,
+                   result.blocked_everything)
 
 
 def triage(issue: Issue, policy: Policy, judge: Judge | None = None) -> Plan:

@@ -16,13 +16,14 @@ from datetime import UTC, datetime, timedelta
 from issuetriage.errors import GitHubClientError, GitHubServerError, UserError
 from issuetriage.github import mirror, reads
 from issuetriage.github.client import PER_PAGE, GitHubClient
-from issuetriage.github.triage import Report, triage_live
+from issuetriage.act.flow import Report, act, engine
+from issuetriage.github.apply import GitHubApplier
 from issuetriage.judges.base import Judge
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
 from issuetriage.store.sqlite import Store
 
-WORST_CASE_CALLS = 10  # read issue + comments, body, comment, close, labels, transfer x2, verify x2
+WORST_CASE_CALLS = 8  # read, comment, body, close, labels, transfer x2, marker on the moved issue
 UNITS = {"d": 1, "w": 7, "m": 30, "y": 365}
 
 
@@ -73,13 +74,14 @@ def backlog(client: GitHubClient, store: Store, repo: str, policy: Policy, judge
     """Pick candidates, triage each while the budget allows the worst case."""
     todo = candidates(client, store, policy, repo, label, older_than, now or datetime.now(UTC), limit, budget)
     out = BacklogReport()
+    applier = GitHubApplier(client)
     for index, issue in enumerate(todo):
         if len(client.calls) + WORST_CASE_CALLS > budget:
             out.skipped_budget = len(todo) - index
             break
         try:
-            report = triage_live(client, repo, issue.number, policy, judge, apply=apply,
-                                 store=store if apply else None)
+            report = act(applier, repo, issue.number, policy, engine(judge), apply=apply,
+                         audit=store if apply else None)
         except GitHubServerError as exc:
             out.failed.append((issue.number, str(exc)))
             break  # GitHub is struggling: stop, and resume from here next time

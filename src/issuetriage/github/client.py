@@ -117,8 +117,10 @@ class GitHubClient:
             try:
                 return send()
             except GraphQLFailed as exc:
-                messages = "; ".join(e.message for e in exc.response.errors or [])
-                raise GitHubClientError(self._clean(f"{method} {path}: {messages}"), 400) from None
+                errors = exc.response.errors or []
+                messages = "; ".join(e.message for e in errors)
+                status = 404 if any(getattr(e, "type", None) == "NOT_FOUND" for e in errors) else 400
+                raise GitHubClientError(self._clean(f"{method} {path}: {messages}"), status) from None
             except RateLimitExceeded as exc:  # GraphQL reports these with status 200
                 status = exc.response.status_code if exc.response.status_code >= 400 else 429
                 failure = Failure(status, dict(exc.response.headers), "rate limit")

@@ -6,6 +6,7 @@ Each function is one API call unless it says otherwise; a doc link sits next to 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from issuetriage.errors import GitHubClientError, UserError
@@ -40,19 +41,91 @@ def comments(client: GitHubClient, repo: str, number: int, expected: int | None 
         page += 1
 
 
-def fetch_issue(client: GitHubClient, repo: str, number: int, moved_ok: bool = False) -> Issue:
-    """The issue as it is now: one call, plus the comment pages when it has comments.
+ISSUE_QUERY = """
+query($owner: String!, $name: String!, $number: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    latestRelease { tagName }
+    issueOrPullRequest(number: $number) {
+      __typename
+      ... on Issue {
+        number title body state createdAt locked authorAssociation
+        author { login }
+        repository { nameWithOwner }
+        labels(first: 100) { nodes { name } pageInfo { hasNextPage } }
+        comments(first: 100, after: $after) {
+          totalCount
+          nodes { body createdAt authorAssociation author { login } }
+          pageInfo { hasNextPage endCursor }
+        }
+      }
+      ... on PullRequest { number }
+    }
+  }
+}"""
 
-    GitHub redirects a transferred issue to where it lives now. Only a caller that expects the
-    move (checking the outcome of our own transfer) gets it; anyone else gets a UserError, so
-    nothing is ever triaged or written outside the repository asked for."""
-    data = issue_json(client, repo, number)
-    count = data.get("comments") if isinstance(data.get("comments"), int) else None
-    issue = to_issue(repo, data)
+
+@dataclass(frozen=True)
+class Snapshot:
+    """An issue as GitHub shows it now, and the repository's latest release tag (None: no release)."""
+
+    issue: Issue
+    latest_release: str | None
+
+
+def read_issue(client: GitHubClient, repo: str, number: int, moved_ok: bool = False) -> Snapshot:
+    """Issue, labels, state, comments and the latest release in one GraphQL call; one more call per
+    further 100 comments. https://docs.github.com/en/graphql/reference/objects#issue
+
+    GitHub resolves a transferred issue's old number to where it lives now. Only a caller that
+    expects the move (checking the outcome of our own transfer) gets it; anyone else gets a
+    UserError, so nothing is ever triaged or written outside the repository asked for."""
+    owner, name = split_repo(repo)
+    variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "after": None}
+    found: list[Comment] = []
+    while True:
+        data = client.graphql(ISSUE_QUERY, variables)
+        repository = data.get("repository") or {}
+        node = repository.get("issueOrPullRequest")
+        if not node:
+            raise GitHubClientError(f"{repo}#{number}: no such issue", 404)
+        if node.get("__typename") == "PullRequest":
+            issue = Issue(repo=repo, number=number, title="", body="", is_pull_request=True)
+            return Snapshot(issue, None)
+        page = node["comments"]
+        found += [_comment(c) for c in page["nodes"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        variables["after"] = page["pageInfo"]["endCursor"]
+    if node["labels"]["pageInfo"]["hasNextPage"]:
+        raise GitHubClientError(f"{repo}#{number}: more than 100 labels; issuetriage reads at most 100", 422)
+    where = node["repository"]["nameWithOwner"]
+    issue = Issue(repo=where, number=node["number"], title=node["title"], body=node["body"] or "",
+                  state=node["state"].lower(), created_at=node["createdAt"], locked=node["locked"],
+                  author=(node.get("author") or {}).get("login", ""),
+                  author_association=node.get("authorAssociation") or "NONE",
+                  labels=tuple(label["name"] for label in node["labels"]["nodes"]),
+                  comments=tuple(found))
     if (issue.repo, issue.number) != (repo, number) and not moved_ok:
         raise UserError(f"{repo}#{number} was moved to {issue.ref}; triage it there")
-    found = comments(client, issue.repo, issue.number, count) if count != 0 else ()
-    return to_issue(repo, data, found) if found else issue
+    release = repository.get("latestRelease") or {}
+    return Snapshot(issue, release.get("tagName"))
+
+
+def _comment(node: dict[str, Any]) -> Comment:
+    return Comment(author=(node.get("author") or {}).get("login", ""), body=node.get("body") or "",
+                   created_at=node.get("createdAt"),
+                   author_association=node.get("authorAssociation") or "NONE")
+
+
+def fetch_issue(client: GitHubClient, repo: str, number: int, moved_ok: bool = False) -> Issue:
+    """The issue as it is now (one GraphQL call; see `read_issue`)."""
+    return read_issue(client, repo, number, moved_ok).issue
+
+
+def minor_of(tag: str | None) -> str | None:
+    """MAJOR.MINOR of a release tag (`v2.5.1` → `2.5`), or None."""
+    match = re.search(r"(\d+)\.(\d+)", tag or "")
+    return f"{match.group(1)}.{match.group(2)}" if match else None
 
 
 def repo_labels(client: GitHubClient, repo: str) -> tuple[RepoLabel, ...]:
@@ -84,8 +157,7 @@ def latest_minor(client: GitHubClient, repo: str) -> str | None:
         if exc.status == 404:
             return None
         raise
-    match = re.search(r"(\d+)\.(\d+)", str(resp.json().get("tag_name", "")))
-    return f"{match.group(1)}.{match.group(2)}" if match else None
+    return minor_of(str(resp.json().get("tag_name", "")))
 
 
 _SEARCH_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")

@@ -1,4 +1,6 @@
-"""Writes, one API call each (transfer: two); only apply.py and outcome.py call these.
+"""Writes, one API call each (transfer: two); only apply.py and labels.py call these.
+
+Each returns what GitHub answered, so the caller can verify the outcome without reading again.
 
 Labels go through the append endpoint, never the replace one, so a human's concurrent label
 survives.
@@ -6,9 +8,11 @@ survives.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from issuetriage.github.client import GitHubClient, split_repo
+from issuetriage.github.client import GitHubClient, split_repo, to_comment
+from issuetriage.models import Comment
 
 TRANSFER_IDS = """
 query($owner: String!, $name: String!, $number: Int!, $toOwner: String!, $toName: String!) {
@@ -19,7 +23,7 @@ query($owner: String!, $name: String!, $number: Int!, $toOwner: String!, $toName
 TRANSFER = """
 mutation($issueId: ID!, $repositoryId: ID!) {
   transferIssue(input: {issueId: $issueId, repositoryId: $repositoryId}) {
-    issue { number url repository { nameWithOwner } }
+    issue { number url state labels(first: 100) { nodes { name } } repository { nameWithOwner } }
   }
 }"""
 
@@ -42,25 +46,38 @@ def add_labels(client: GitHubClient, repo: str, number: int, labels: tuple[str, 
     return tuple(label["name"] for label in resp.json())
 
 
-def comment(client: GitHubClient, repo: str, number: int, body: str) -> None:
-    """Post one comment. https://docs.github.com/en/rest/issues/comments#create-an-issue-comment"""
+def comment(client: GitHubClient, repo: str, number: int, body: str) -> Comment:
+    """Post one comment; returns it as GitHub stored it.
+    https://docs.github.com/en/rest/issues/comments#create-an-issue-comment"""
     owner, name = split_repo(repo)
-    client.call("POST", f"/repos/{repo}/issues/{number}/comments",
-                 lambda: client.gh.rest.issues.create_comment(owner, name, number, body=body))
+    resp = client.call("POST", f"/repos/{repo}/issues/{number}/comments",
+                       lambda: client.gh.rest.issues.create_comment(owner, name, number, body=body))
+    return to_comment(resp.json())
 
 
-def edit_issue(client: GitHubClient, repo: str, number: int, **fields: Any) -> None:
-    """Edit body or state (`state_reason`: completed, not_planned, duplicate).
-
-    https://docs.github.com/en/rest/issues/issues#update-an-issue
+def edit_issue(client: GitHubClient, repo: str, number: int, **fields: Any) -> dict[str, Any]:
+    """Edit body or state (`state_reason`: completed, not_planned, duplicate); returns the issue
+    JSON after the edit. https://docs.github.com/en/rest/issues/issues#update-an-issue
     """
     owner, name = split_repo(repo)
-    client.call("PATCH", f"/repos/{repo}/issues/{number}",
-                 lambda: client.gh.rest.issues.update(owner, name, number, data=fields))
+    resp = client.call("PATCH", f"/repos/{repo}/issues/{number}",
+                       lambda: client.gh.rest.issues.update(owner, name, number, data=fields))
+    data: dict[str, Any] = resp.json()
+    return data
 
 
-def transfer(client: GitHubClient, repo: str, number: int, target: str) -> str:
-    """Move the issue to `target` (two GraphQL calls); returns the new OWNER/NAME#N.
+@dataclass(frozen=True)
+class Moved:
+    """Where a transferred issue lives now, with its state and labels as the mutation answered."""
+
+    repo: str
+    number: int
+    state: str
+    labels: tuple[str, ...]
+
+
+def transfer(client: GitHubClient, repo: str, number: int, target: str) -> Moved:
+    """Move the issue to `target` (two GraphQL calls); returns where it lives now.
 
     https://docs.github.com/en/graphql/reference/mutations#transferissue
     """
@@ -71,7 +88,8 @@ def transfer(client: GitHubClient, repo: str, number: int, target: str) -> str:
     moved = client.graphql(TRANSFER, {"issueId": ids["repository"]["issue"]["id"],
                                       "repositoryId": ids["target"]["id"]})
     issue = moved["transferIssue"]["issue"]
-    return f"{issue['repository']['nameWithOwner']}#{issue['number']}"
+    return Moved(issue["repository"]["nameWithOwner"], int(issue["number"]), str(issue["state"]).lower(),
+                 tuple(label["name"] for label in (issue.get("labels") or {}).get("nodes", [])))
 
 
 def subscription(client: GitHubClient, repo: str, number: int) -> tuple[str, str]:

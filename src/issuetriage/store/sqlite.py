@@ -202,24 +202,16 @@ class Store:
 
     def apply(self, plan: Plan, policy: Policy, judgment: Judgment | None = None,
               extra: dict[str, Any] | None = None, judge: str | None = None) -> Effects:
-        """Apply a guarded plan to the stored issue by difference and audit it, atomically."""
-        with self.transaction():
-            issue = self.get_issue(plan.repo, plan.number)
-            effects = diff(plan, issue, policy)
-            if not effects.empty:
-                comments = issue.comments
-                if effects.comment:
-                    comments += (Comment(author=BOT_AUTHOR, body=effects.comment,
-                                         created_at=datetime.now(UTC)),)
-                updated = issue.model_copy(update={
-                    "labels": issue.labels + effects.labels,
-                    "body": effects.body if effects.body is not None else issue.body,
-                    "state": "closed" if effects.close or effects.transfer_repo else issue.state,
-                    "comments": comments,
-                })
-                self._put(updated, transferred_to=effects.transfer_repo)
-            self._record(plan, judgment, True, effects, judge, extra)
-            return effects
+        """Apply a plan decided elsewhere to the stored issue through the one flow (guard, apply by
+        difference, verify, audit), atomically; returns what it changed."""
+        from issuetriage.act.flow import act, given
+        from issuetriage.store.applier import StoreApplier
+
+        report = act(StoreApplier(self), plan.repo, plan.number, policy,
+                     given(plan, judgment, judge or "unknown"), apply=True, audit=self,
+                     respect_marker=False, extra=extra)
+        assert report.effects is not None
+        return report.effects
 
     def audit(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
         """Audit rows, oldest first, with plan/effects/extra decoded."""

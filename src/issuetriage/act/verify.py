@@ -1,8 +1,10 @@
-"""The outcome check: re-read the issue after an apply and say what actually happened.
+"""The outcome check: what the issue shows after an apply, and what actually happened.
 
-An agent's "done" is not evidence; GitHub's state is. `classify` is pure; `verify` re-reads,
-re-adds a missing `bot-triaged`, marks `bot-triage-blocked` when the guard blocked everything,
-and reports anything of the plan that did not land.
+An agent's "done" is not evidence; the issue's state is. The applier hands back the issue as the
+write answers show it (GitHub returns the labels after an append, the issue after an edit), so no
+second read is needed. `classify`, `residual` and `fixups` are pure; `verify` writes the marker
+labels the check itself adds (`bot-triaged` when missing, `bot-triage-blocked` when the guard
+blocked everything) through the same guard and applier, and reports what did not land.
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from typing import TYPE_CHECKING
+
 from issuetriage.engine.effects import diff
-from issuetriage.github import reads, writes
-from issuetriage.github.client import GitHubClient
 from issuetriage.engine.guard import guard
 from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
+
+if TYPE_CHECKING:
+    from issuetriage.act.flow import Applier
 
 
 class Outcome(StrEnum):
@@ -93,15 +98,13 @@ def fixups(after: Issue, plan: Plan, blocked: bool, policy: Policy) -> tuple[str
     return tuple(wanted)
 
 
-def verify(client: GitHubClient, plan: Plan, repo: str, number: int, policy: Policy,
-           blocked: bool = False) -> Verdict:
-    """Re-read the issue (where it lives now), fix the markers, classify."""
-    after = reads.fetch_issue(client, repo, number, moved_ok=True)
+def verify(applier: Applier, plan: Plan, after: Issue, policy: Policy, blocked: bool = False) -> Verdict:
+    """Fix the markers on `after` (the issue as the writes left it) and classify."""
     markers = fixups(after, plan, blocked, policy)
     # the markers are a plan of their own, and like every write they pass the guard
-    fixed = guard(Plan(repo=after.repo, number=after.number, decision=Decision.LABEL,
-                       labels_added=markers), after, policy).plan.labels_added if markers else ()
-    if fixed:
-        writes.add_labels(client, after.repo, after.number, fixed)
-        after = reads.fetch_issue(client, after.repo, after.number, moved_ok=True)  # believe GitHub, not the reply
+    marker_plan = guard(Plan(repo=after.repo, number=after.number, decision=Decision.LABEL,
+                             labels_added=markers), after, policy).plan if markers else None
+    fixed = marker_plan.labels_added if marker_plan else ()
+    if marker_plan and fixed:
+        after, _ = applier.write(marker_plan, diff(marker_plan, after, policy), after, policy)
     return Verdict(classify(after, plan.repo, policy), after, fixed, residual(plan, after, policy))
