@@ -25,7 +25,8 @@ from issuetriage.github.client import GitHubClient  # noqa: E402
 from issuetriage.github.retry import FakeClock, RetryPolicy  # noqa: E402
 from issuetriage.models import Issue  # noqa: E402
 from issuetriage.store.applier import StoreApplier  # noqa: E402
-from issuetriage.store.sqlite import Store, issue_from_record  # noqa: E402
+from issuetriage.records import issue_from_record  # noqa: E402
+from issuetriage.store.sqlite import Store  # noqa: E402
 
 REPO = "pytorch/pytorch"
 

@@ -10,19 +10,18 @@ no hand-written keywords. Templates and rules are generic, in our own words, nam
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from issuetriage.errors import UserError, first_problem
 from issuetriage.evidence.signals import normalize_keyword, tokens_of
 from issuetriage.policy import Policy
-from issuetriage.policy.importer import write_atomically
+from issuetriage.policy.importer import LabelIn, read_json, write_atomically
 
 # Family prefixes by the word before the separator; the first family word seen wins its role.
 AREA_WORDS = frozenset({"area", "module", "component", "comp", "scope", "pkg", "package",
@@ -52,27 +51,9 @@ BOT_LABELS = {"bot_triaged": "triaged-by-bot", "triaged": "triage-done",
               "triage_review": "needs-human-triage", "blocked": "bot-blocked"}
 
 
-class _In(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class LabelIn(_In):
-    """One label as `gh label list --json name,description` or the REST API gives it."""
-
-    name: str = Field(min_length=1)
-    description: str | None = ""
-
-
 def read_label_list(path: Path) -> list[LabelIn]:
     """The labels in a gh or REST JSON file (a list, or `{"labels": [...]}`); one-line errors."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    data = read_json(path)
     if isinstance(data, dict) and "labels" in data:
         data = data["labels"]
     if not isinstance(data, list):
