@@ -147,3 +147,19 @@ def test_a_profile_path_that_does_not_exist_is_refused(tmp_path, capsys, monkeyp
         main(["init-workflows", str(tmp_path / "wf"), "--source", PINNED, "--profile", "./myprofile"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "./myprofile" in err and not (tmp_path / "wf").exists()
+
+
+def test_the_default_source_is_this_checkout_at_its_commit(tmp_path):
+    from issuetriage.github.workflows import own_checkout
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
+    git("init", "-q")
+    assert own_checkout(tmp_path) is None  # no commit, no remote
+    git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "--allow-empty", "-m", "x")
+    assert own_checkout(tmp_path) is None  # no remote: nothing the runner could fetch
+    git("remote", "add", "origin", "git@github.com:acme/issuetriage.git")
+    assert own_checkout(tmp_path) == f"git+https://github.com/acme/issuetriage.git@{git('rev-parse', 'HEAD')}"
+    git("remote", "set-url", "origin", "/some/local/path")
+    assert own_checkout(tmp_path) is None

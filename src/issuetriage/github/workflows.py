@@ -214,9 +214,10 @@ def install_source(source: str | None, wheel: str | None, root: Path) -> str:
     return found
 
 
-def own_checkout() -> str | None:
-    """`git+URL@COMMIT` of the git checkout this issuetriage runs from, when it has a public remote."""
-    here = Path(__file__).resolve().parent
+def own_checkout(here: Path | None = None) -> str | None:
+    """`git+URL@COMMIT` of the git checkout this issuetriage runs from (or `here`), when it has an
+    https or ssh remote."""
+    here = here or Path(__file__).resolve().parent
     try:
         url = subprocess.run(["git", "-C", str(here), "remote", "get-url", "origin"], capture_output=True,
                              text=True, timeout=10).stdout.strip()
