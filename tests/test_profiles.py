@@ -255,3 +255,20 @@ def test_train_and_eval_learn_labels_and_routing_for_a_new_profile(made_up, tmp_
         assert learned["labels"]["per_label"][label]["f1"] >= 0.9, label
     assert learned["routing"]["per_queue"]["team/packaging"]["recall"] >= 0.9
     assert learned["routing"]["per_queue"]["team/packaging"]["precision"] >= 0.9
+
+
+def test_a_queue_declared_in_queues_toml_is_a_queue_without_a_family(tmp_path, capsys):
+    """A hand-written profile with no `families.queue` still redirects to its declared queues,
+    and an issue carrying one counts as routed."""
+    example = _docs_example(tmp_path)
+    meta = example / "profile.toml"
+    meta.write_text(meta.read_text().replace('queue = ["team/"]\n', ""))
+    policy = load_profile_dir(example)
+    assert not policy.meta.families.queue and policy.is_oncall("team/release")
+    issue = tmp_path / "i.json"
+    for labels, decision in (([], "redirect_oncall"), (["team/release"], "skip_already_routed")):
+        issue.write_text(json.dumps({"repo": policy.meta.repo, "number": 4, "labels": labels,
+                                     "title": "The wheel installer breaks the release build",
+                                     "body": "The release build wheel fails.\n\n```\nerror\n```"}))
+        code, out, err = run_cli(capsys, "plan", "--issue", str(issue), "--profile", str(example))
+        assert code == 0 and json.loads(out)["decision"] == decision, err or out

@@ -314,8 +314,16 @@ class Policy:
         return cache[label]
 
     def is_oncall(self, label: str) -> bool:
-        """A queue label (`families.queue`): the issue belongs to that queue."""
-        return label.startswith(self.meta.families.queue) if self.meta.families.queue else False
+        """A queue label (`families.queue`, or a queue `queues.toml` names): the issue belongs
+        to that queue."""
+        queue = self.meta.families.queue
+        return bool(queue and label.startswith(queue)) or label in self.queue_labels
+
+    @cached_property
+    def queue_labels(self) -> frozenset[str]:
+        """The labels of the queues `queues.toml` declares (redirects and the PT2 queue)."""
+        pt2 = self.queues.pt2
+        return self.redirect_labels | ({pt2.label, pt2.cpu_label} if pt2 else set())
 
     def is_area(self, label: str) -> bool:
         """An area label (`families.area`), the kind the general queue needs one of."""
