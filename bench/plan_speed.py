@@ -20,7 +20,7 @@ from pathlib import Path
 from issuetriage.engine.pipeline import triage_with
 from issuetriage.judges.factory import get_judge
 from issuetriage.policy import load_profile
-from issuetriage.store.sqlite import parse_issue_record
+from issuetriage.records import parse_issue_record
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pytorch-issues-dev.jsonl"
 

@@ -139,3 +139,199 @@ def test_store_import_of_an_issue_number_too_large_is_one_line_exit_2_and_writes
     from issuetriage.store.sqlite import Store
     with Store(db) as store:
         assert store.count("issues") == 0
+
+
+# -- gh conventions -------------------------------------------------------------------------------
+
+import io  # noqa: E402
+import re  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+SAMPLE_REST = Path(__file__).resolve().parent / "github" / "samples" / "issue.json"
+PROTOCOL_COMMANDS = {"hook", "mcp", "serve"}  # they speak Claude Code's hook protocol, MCP and HTTP
+
+
+def _commands() -> dict[str, object]:
+    """Every leaf command by its path (`profile init`), from the app itself."""
+    import typer
+
+    from issuetriage.cli.app import _register, app
+    _register()
+    found: dict[str, object] = {}
+
+    def walk(group: object, prefix: str) -> None:
+        for name, cmd in group.commands.items():  # type: ignore[attr-defined]
+            path = f"{prefix} {name}".strip()
+            if hasattr(cmd, "commands"):
+                walk(cmd, path)
+            else:
+                found[path] = cmd
+    walk(typer.main.get_command(app), "")
+    return found
+
+
+def test_every_command_is_in_the_readme_table_and_has_help(capsys):
+    commands = _commands()
+    assert len(commands) >= 20
+    for path, cmd in commands.items():
+        assert f"| `issuetriage {path}" in README, f"{path} is not in the README command table"
+        assert (cmd.help or "").strip(), f"{path} has no help text"  # type: ignore[attr-defined]
+        code, out, _ = run_cli(capsys, *path.split(), "-h")
+        assert code == 0 and "Usage:" in out and "Example" in out, path
+
+
+def test_every_command_that_prints_results_takes_format_and_the_env_options():
+    for path, cmd in _commands().items():
+        options = {opt: param for param in cmd.params for opt in param.opts}  # type: ignore[attr-defined]
+        if path not in PROTOCOL_COMMANDS:
+            assert "--format" in options, f"{path} has no --format"
+        for flag, env in (("--profile", "ISSUETRIAGE_PROFILE"), ("--store", "ISSUETRIAGE_STORE")):
+            if flag in options:
+                assert options[flag].envvar == env, f"{path} {flag} ignores {env}"
+
+
+def test_version_and_short_help(capsys):
+    from importlib.metadata import version
+    code, out, _ = run_cli(capsys, "--version")
+    assert code == 0 and out.strip() == f"issuetriage {version('issuetriage')}"
+    code, out, _ = run_cli(capsys, "-h")
+    assert code == 0 and "profile" in out and "--install-completion" in out
+
+
+def test_completion_script_comes_from_typer(capsys):
+    code, out, _ = run_cli(capsys, "--show-completion", "bash")
+    assert code == 0 and "_ISSUETRIAGE_COMPLETE" in out
+
+
+def test_json_is_an_alias_of_format_json(tmp_path, capsys):
+    path = tmp_path / "i.json"
+    path.write_text(json.dumps(ISSUE))
+    a = run_cli(capsys, "profile", "check", "pytorch", "--json")
+    b = run_cli(capsys, "profile", "check", "pytorch", "--format", "json")
+    assert a == b and json.loads(a[1])["ok"] is True
+
+
+def _stdin(monkeypatch, text: str) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+
+
+GH_VIEW = {  # gh issue view 12 --json number,title,body,author,labels,comments,state,url
+    "author": {"id": "MDQ6", "is_bot": False, "login": "octo", "name": "Octo"},
+    "body": ISSUE["body"], "number": 12, "state": "OPEN", "title": ISSUE["title"],
+    "url": "https://github.com/pytorch/pytorch/issues/12",
+    "labels": [{"id": "LA_1", "name": "module: dataloader", "description": "", "color": "ededed"}],
+    "comments": [{"id": "IC_1", "author": {"login": "helper"}, "authorAssociation": "MEMBER",
+                  "body": "Can you share the full script?", "createdAt": "2025-01-02T03:04:05Z",
+                  "includesCreatedEdit": False, "isMinimized": False, "minimizedReason": "",
+                  "reactionGroups": [], "url": "https://github.com/pytorch/pytorch/issues/12#c1",
+                  "viewerDidAuthor": False}],
+}
+
+
+def test_plan_reads_gh_issue_view_json_from_stdin(monkeypatch, capsys):
+    from issuetriage.records import read_issues
+    _stdin(monkeypatch, json.dumps(GH_VIEW))
+    code, out, err = run_cli(capsys, "plan", "--issue", "-")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["repo"] == "pytorch/pytorch" and plan["number"] == 12
+    _stdin(monkeypatch, json.dumps(GH_VIEW))
+    issue = read_issues("-")[0]
+    assert issue.author == "octo" and issue.state == "open" and issue.labels == ("module: dataloader",)
+    assert issue.comments[0].author == "helper" and issue.comments[0].author_association == "MEMBER"
+
+
+def test_plan_reads_a_gh_issue_list_array_and_jsonl_from_stdin(monkeypatch, capsys):
+    many = [GH_VIEW, {**GH_VIEW, "number": 13, "url": "https://github.com/pytorch/pytorch/issues/13"}]
+    _stdin(monkeypatch, json.dumps(many))
+    code, out, _ = run_cli(capsys, "plan", "--issue", "-")
+    assert code == 0 and [json.loads(line)["number"] for line in out.splitlines()] == [12, 13]
+    _stdin(monkeypatch, "\n".join(json.dumps(x) for x in many))
+    code, out, _ = run_cli(capsys, "plan", "--issue", "-")
+    assert code == 0 and [json.loads(line)["number"] for line in out.splitlines()] == [12, 13]
+
+
+def test_plan_reads_the_rest_api_issue_json(capsys):
+    code, out, err = run_cli(capsys, "plan", "--issue", str(SAMPLE_REST))
+    rest = json.loads(SAMPLE_REST.read_text())
+    assert code == 0, err
+    assert json.loads(out)["number"] == rest["number"]
+
+
+def test_bad_stdin_is_one_line_exit_2(monkeypatch, capsys):
+    _stdin(monkeypatch, "{not json\n")
+    code, out, err = run_cli(capsys, "plan", "--issue", "-")
+    assert code == 2 and out == "" and err.startswith("error: stdin:1: malformed JSON")
+
+
+def test_profile_and_store_come_from_the_environment(tmp_path, monkeypatch, capsys):
+    data = tmp_path / "i.jsonl"
+    data.write_text(json.dumps(ISSUE) + "\n")
+    db = tmp_path / "env.db"
+    monkeypatch.setenv("ISSUETRIAGE_STORE", str(db))
+    assert run_cli(capsys, "store", "import", str(data))[0] == 0 and db.exists()
+    code, out, _ = run_cli(capsys, "run")
+    assert code == 0 and "planned (dry run) 1 issue(s)" in out
+    monkeypatch.setenv("ISSUETRIAGE_PROFILE", "no-such-profile")
+    for argv in (["run"], ["plan", "--issue", str(data)], ["demo"], ["llm", "config"]):
+        code, _, err = run_cli(capsys, *argv)
+        assert code == 2 and "unknown profile 'no-such-profile'" in err, argv
+
+
+def test_the_token_falls_back_to_gh_auth_token(tmp_path):
+    from issuetriage.errors import ConfigError
+    from issuetriage.github.auth import credentials_from_env
+    fake = tmp_path / "gh"
+    fake.write_text('#!/bin/sh\n[ "$1 $2 $3 $4" = "auth token --hostname github.com" ] && echo gho_fromgh && exit 0\nexit 1\n')
+    fake.chmod(0o755)
+    assert credentials_from_env({"PATH": str(tmp_path)}).token == "gho_fromgh"
+    assert credentials_from_env({"PATH": str(tmp_path), "GITHUB_TOKEN": "ghp_env"}).token == "ghp_env"
+    fake.write_text("#!/bin/sh\nexit 1\n")  # gh without a login
+    with pytest.raises(ConfigError, match="gh auth login"):
+        credentials_from_env({"PATH": str(tmp_path)})
+
+
+def test_exit_codes_are_documented():
+    section = README.split("### Exit codes", 1)[1].split("\n## ", 1)[0]
+    assert all(re.search(rf"^\| {code} \|", section, re.M) for code in (0, 1, 2, 130))
+
+
+# -- see what happened: run's listing and the audit log -------------------------------------------
+
+def _store_with(tmp_path, capsys, records) -> Path:
+    data = tmp_path / "i.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    db = tmp_path / "t.db"
+    assert run_cli(capsys, "store", "import", str(data), "--store", str(db))[0] == 0
+    return db
+
+
+def test_run_lists_each_decision_and_why_issues_were_skipped(tmp_path, capsys):
+    db = _store_with(tmp_path, capsys, [
+        ISSUE, {**ISSUE, "number": 13, "state": "closed"}, {**ISSUE, "number": 14, "labels": ["triaged"]},
+        {**ISSUE, "number": 15, "labels": ["oncall: jit"]}])
+    code, out, _ = run_cli(capsys, "run", "--store", str(db), "--apply", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["applied"] and report["writes_to"] == "local store only"
+    assert [d["issue"] for d in report["decided"]] == ["pytorch/pytorch#12"] and report["decided"][0]["why"]
+    assert {s["issue"]: s["why"] for s in report["skipped"]} == {
+        "pytorch/pytorch#13": "closed", "pytorch/pytorch#14": "already triaged (triaged)",
+        "pytorch/pytorch#15": "already routed (oncall: jit)"}
+    code, out, _ = run_cli(capsys, "run", "--store", str(db), "--apply")
+    assert "pytorch/pytorch#12\tskipped\talready triaged" in out
+    assert "wrote to the local store only, not to GitHub" in out
+
+
+def test_audit_answers_why_the_bot_did_that(tmp_path, capsys):
+    db = _store_with(tmp_path, capsys, [ISSUE, {**ISSUE, "number": 13}])
+    assert run_cli(capsys, "run", "--store", str(db), "--apply")[0] == 0
+    code, out, _ = run_cli(capsys, "audit", "--store", str(db), "--issue", "12", "--json")
+    rows = json.loads(out)
+    assert code == 0 and [r["issue"] for r in rows] == ["pytorch/pytorch#12"]
+    assert rows[0]["applied"] and rows[0]["trace"] and rows[0]["decision"]
+    code, out, _ = run_cli(capsys, "audit", "--store", str(db))
+    assert code == 0 and "pytorch/pytorch#13" in out and f"[{rows[0]['trace'][0]['step']}]" in out
+    code, _, err = run_cli(capsys, "audit", "--store", str(tmp_path / "none.db"))
+    assert code == 2 and "no such store" in err

@@ -135,7 +135,8 @@ def test_unreadable_input_and_existing_output_are_refused(tmp_path: Path) -> Non
 def test_show_prints_groups_with_counts(capsys: pytest.CaptureFixture[str]) -> None:
     assert _run("show", "pytorch") == 0
     text = capsys.readouterr().out
-    counts = {g: sum(1 for s in BASE.catalog.label if s.group == g) for g in ("module", "oncall", "topic", "other")}
+    counts = {g: sum(1 for s in BASE.catalog.label if BASE.group_of(s.name) == g)
+              for g in ("area", "queue", "topic", "other")}
     for group, count in counts.items():
         assert f"{group} ({count})" in text
     assert "module: sdpa" in text

@@ -16,8 +16,8 @@ def profile_copy(tmp_path: Path) -> Path:
 
 def test_shipped_profile_loads_with_the_whole_catalog(policy):
     assert len(policy.labels) >= 280
-    groups = {spec.group for spec in policy.labels.values()}
-    assert groups == {"module", "oncall", "topic", "other"}
+    groups = {policy.group_of(name) for name in policy.labels}
+    assert groups == {"area", "queue", "topic", "other"}
     assert {"oncall: jit", "oncall: distributed", "oncall: export", "oncall: quantization",
             "oncall: mobile", "oncall: profiler", "oncall: visualization"} == set(policy.redirect_labels)
     assert policy.queues.pt2.label == "oncall: pt2" and policy.queues.pt2.cpu_label == "oncall: cpu inductor"

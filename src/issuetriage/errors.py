@@ -56,12 +56,14 @@ class LLMError(TriageError):
 
 def first_problem(exc: ValidationError, top: str = "(top level)") -> str:
     """`key.path: what is wrong` for the first error pydantic found: one line for a user."""
-    first = exc.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or top
-    if first["type"] == "extra_forbidden":
-        kind = "unknown key"
-    elif first["type"] == "missing":
-        kind = "missing"
-    else:
-        kind = first["msg"]
-    return f"{key}: {kind}"
+    return all_problems(exc, top)[0]
+
+
+def all_problems(exc: ValidationError, top: str = "(top level)") -> list[str]:
+    """`key.path: what is wrong` for every error pydantic found, in its order."""
+    out = []
+    for error in exc.errors():
+        key = ".".join(str(p) for p in error["loc"]) or top
+        kind = {"extra_forbidden": "unknown key", "missing": "missing"}.get(error["type"], error["msg"])
+        out.append(f"{key}: {kind}")
+    return out

@@ -32,7 +32,7 @@ def engine_plans() -> dict[int, object]:
     """What the engine decides today for each demo issue (computed, so tests follow the engine)."""
     from issuetriage.engine.pipeline import triage
     from issuetriage.policy import load_profile
-    from issuetriage.store.sqlite import issue_from_record
+    from issuetriage.records import issue_from_record
     policy = load_profile("pytorch")
     return {n: triage(issue_from_record({**d, "repo": REPO}, "demo"), policy) for n, d in demo_issues().items()}
 

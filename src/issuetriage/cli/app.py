@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated
 
 import typer
 
@@ -15,15 +17,39 @@ try:  # typer >= 0.29 vendors its own click; older releases use the click packag
 except ImportError:  # pragma: no cover - depends on the installed typer
     import click.exceptions as click_exceptions  # type: ignore[no-redef]
 
+from issuetriage.cli.options import json_alias
 from issuetriage.errors import TriageError
 
+# Exit codes (README "Exit codes"): 0 done; 1 ran, but the outcome is not what was asked (a
+# live triage GitHub does not show, a backlog item that failed); 2 bad input, configuration,
+# store or GitHub error, nothing half-written; 130 interrupted.
 app = typer.Typer(
     name="issuetriage",
     help="Triage GitHub issues with a fixed decision tree, policy as data and one guard.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version() -> str:
+    try:
+        return version("issuetriage")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"issuetriage {_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version_: Annotated[bool, typer.Option(
+        "--version", callback=_show_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
+    """Triage GitHub issues with a fixed decision tree, policy as data and one guard."""
 
 COMMAND_MODULES = (
     "issuetriage.cli.engine",
@@ -52,9 +78,10 @@ def fail(message: str, code: int = 2) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning our errors into one line and exit code 2."""
     _register()
+    argv = json_alias(sys.argv[1:] if argv is None else list(argv))
     try:
         # standalone_mode=False returns a command's typer.Exit code instead of raising it
-        code = app(args=argv, standalone_mode=False)
+        code = app(args=argv, prog_name="issuetriage", standalone_mode=False)
         if isinstance(code, int) and code:
             raise SystemExit(code)
     except TriageError as exc:

@@ -1,11 +1,10 @@
-"""Engine commands: plan, demo, store import and run."""
+"""Engine commands: plan, demo, run, audit and store import."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
-from enum import StrEnum
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -14,67 +13,73 @@ from rich.console import Console
 from rich.progress import Progress
 
 from issuetriage.engine.pipeline import triage_with
-from issuetriage.errors import UserError
 from issuetriage.judges.factory import get_judge
+from issuetriage.models import Plan
 from issuetriage.policy import load_profile
-from issuetriage.cli.render import plan_text, plans_table
-from issuetriage.store.sqlite import Store, issue_from_record, parse_issue_record, read_issues_jsonl
-from issuetriage.cli.options import JudgeOpt, ModelOpt, ProfileOpt
+from issuetriage.cli.render import plan_text, plans_table, why
+from issuetriage.records import read_issues, read_issues_jsonl
+from issuetriage.store.sqlite import Store
+from issuetriage.cli.options import (Format, FormatOpt, IssueFileOpt, JudgeOpt, ModelOpt, ProfileOpt,
+                                     StoreOpt, emit)
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "demo_issues.jsonl"
 
 
-class Format(StrEnum):
-    json = "json"
-    text = "text"
-
-
-
-
-def _emit(plan_json: dict, text: str, fmt: Format) -> None:
-    sys.stdout.write((json.dumps(plan_json) if fmt is Format.json else text) + "\n")
-
-
-def plan_file(path: Path, profile: str, fmt: Format, judge_name: str, model: Path | None) -> int:
-    """Plan one `.json` issue or every line of a `.jsonl` file; validates all input first."""
+def plan_file(source: str, profile: str, fmt: Format, judge_name: str, model: Path | None) -> int:
+    """Plan every issue in a file or stdin (`-`); validates all input before printing a plan.
+    One issue prints one plan (indented JSON); several print one plan per line."""
     policy = load_profile(profile)
     judge = get_judge(judge_name, model, profile=profile)
-    if not path.is_file():
-        raise UserError(f"{path}: no such file")
-    if path.suffix == ".jsonl":
-        try:
-            with path.open(encoding="utf-8") as fh:
-                for lineno, line in enumerate(fh, 1):
-                    if line.strip():
-                        parse_issue_record(line, f"{path}:{lineno}")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"{path}: cannot read ({exc})") from None
-        count = 0
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    plan = triage_with(parse_issue_record(line, f"{path}:{lineno}"), policy, judge).plan
-                    _emit(plan.to_json(), plan_text(plan), fmt)
-                    count += 1
-        return count
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read ({exc})") from None
-    plan = triage_with(issue_from_record(data, str(path)), policy, judge).plan
-    out = plan.to_json()
-    sys.stdout.write((json.dumps(out, indent=2) if fmt is Format.json else plan_text(plan)) + "\n")
-    return 1
+    issues = read_issues(source)
+    many = len(issues) != 1 or str(source).endswith(".jsonl")
+    for issue in issues:
+        plan = triage_with(issue, policy, judge).plan
+        if fmt is Format.json:
+            sys.stdout.write(json.dumps(plan.to_json(), indent=None if many else 2) + "\n")
+        else:
+            sys.stdout.write(plan_text(plan) + "\n")
+    return len(issues)
+
+
+@dataclass
+class RunReport:
+    """What `run` decided per issue, and which issues it left alone and why."""
+
+    applied: bool
+    shadow: bool = False
+    plans: list[Plan] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"applied": self.applied and not self.shadow, "shadow": self.shadow, "writes_to": "local store only",
+                "decided": [{"issue": f"{p.repo}#{p.number}", "decision": p.decision.value,
+                             "labels": list(p.labels_added), "templates": list(p.templates),
+                             "close": p.close, "why": why(p)} for p in self.plans],
+                "skipped": [{"issue": ref, "why": reason} for ref, reason in self.skipped]}
+
+    def text(self) -> str:
+        lines = [f"{p.repo}#{p.number}\t{p.decision.value}\t{', '.join(p.labels_added) or '-'}\t{why(p)}"
+                 for p in self.plans]
+        lines += [f"{ref}\tskipped\t{reason}" for ref, reason in self.skipped]
+        counts: dict[str, int] = {}
+        for p in self.plans:
+            counts[p.decision.value] = counts.get(p.decision.value, 0) + 1
+        summary = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+        done = ("shadow (recorded for review)" if self.shadow else "applied" if self.applied
+                else "planned (dry run)")
+        lines.append(f"{done} {len(self.plans)} issue(s): {summary or 'nothing to do'}; skipped "
+                     f"{len(self.skipped)}"
+                     + ("; wrote to the local store only, not to GitHub" if self.applied and not self.shadow else ""))
+        return "\n".join(lines)
 
 
 def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: Path | None,
-              repo: str | None, console: Console, shadow: bool = False) -> Counter[str]:
+              repo: str | None, console: Console, shadow: bool = False) -> RunReport:
     """Triage every untriaged issue of `repo` (default: the profile's) in the store through the
     one flow, auditing each plan and applying when asked; `shadow` records plans for review
     without writing them, and a plan with a demoted label waits for review. A profile is one
-    repository's policy: other repos are left alone."""
+    repository's policy: other repos are left alone. The report lists each decision, and each
+    skipped issue and why."""
     from issuetriage.act.flow import act, engine
     from issuetriage.live.demotion import holder
     from issuetriage.store.applier import StoreApplier
@@ -82,16 +87,43 @@ def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: P
     policy = load_profile(profile)
     decider = engine(get_judge(judge_name, model, profile=profile))
     applier = StoreApplier(store)
+    shadow = shadow or policy.meta.live.shadow
+    report = RunReport(apply, shadow)
+    for issue in store.issues(repo or policy.meta.repo):
+        reason = policy.skip_reason(issue)
+        if reason:
+            report.skipped.append((issue.ref, reason))
     todo = store.untriaged(policy, repo or policy.meta.repo)
-    decisions: Counter[str] = Counter()
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("triaging", total=len(todo))
         for issue in todo:
-            report = act(applier, issue.repo, issue.number, policy, decider, apply=apply, audit=store,
-                         hold=holder(store, policy, shadow))
-            decisions[report.plan.decision.value if report.plan else "skipped"] += 1
+            done = act(applier, issue.repo, issue.number, policy, decider, apply=apply or shadow,
+                       audit=store, hold=holder(store, policy, shadow))
+            if done.plan is not None:
+                report.plans.append(done.plan)
+            else:
+                report.skipped.append((issue.ref, done.skipped or "skipped"))
             progress.advance(task)
-    return decisions
+    return report
+
+
+def audit_rows(store: Store, repo: str | None, number: int | None) -> list[dict]:
+    """The audit log (oldest first): when, which judge, what was decided and why, what changed."""
+    return [{"id": row["id"], "issue": f"{row['repo']}#{row['number']}", "recorded_at": row["recorded_at"],
+             "judge": row["judge"], "decision": row["decision"], "applied": bool(row["applied"]),
+             "effects": row["effects"], "trace": row["plan"].get("trace", []),
+             "rejections": row["extra"].get("rejections", [])}
+            for row in store.audit(repo, number)]
+
+
+def audit_text(rows: list[dict]) -> str:
+    lines = []
+    for row in rows:
+        state = "applied" if row["applied"] else "planned"
+        lines.append(f"{row['recorded_at']}  {row['issue']}  {row['decision']} ({state}, judge {row['judge']})")
+        lines += [f"  [{t['step']}] {t['outcome']}: {t['reason']}" for t in row["trace"]]
+        lines += [f"  refused {r.get('item')}: {r.get('reason')}" for r in row["rejections"]]
+    return "\n".join(lines) or "no audit rows"
 
 
 def demo(console: Console, profile: str = "pytorch") -> list:
@@ -121,52 +153,69 @@ def register(app: typer.Typer) -> None:
 
     @app.command("plan")
     def plan_cmd(
-        issue: Annotated[Path, typer.Option("--issue", help="One issue (.json) or many (.jsonl).")],
+        issue: IssueFileOpt,
         profile: ProfileOpt = "pytorch",
-        fmt: Annotated[Format, typer.Option("--format")] = Format.json,
+        fmt: FormatOpt = Format.json,
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
     ) -> None:
-        """Print the guarded plan for issues in a file. Example: issuetriage plan --issue 42.json"""
+        """Print the guarded plan for issues in a file or stdin. Example: gh issue view 42 --json number,title,body,author,labels,comments,state,url | issuetriage plan --issue -"""
         plan_file(issue, profile, fmt, judge, model)
 
     @app.command("demo")
-    def demo_cmd(profile: ProfileOpt = "pytorch") -> None:
+    def demo_cmd(profile: ProfileOpt = "pytorch", fmt: FormatOpt = Format.text) -> None:
         """Run the whole engine offline on ~20 sample issues. Example: issuetriage demo"""
-        demo(Console(width=None if sys.stdout.isatty() else 160), profile)
+        console = Console(width=None if sys.stdout.isatty() else 160,
+                          stderr=fmt is Format.json, quiet=fmt is Format.json)
+        rows = demo(console, profile)
+        if fmt is Format.json:
+            emit(fmt, [plan.to_json() for _, plan in rows], "")
 
     @app.command("run")
     def run_cmd(
-        store: Annotated[Path, typer.Option("--store", help="SQLite store made by `store import`/`sync`.")],
-        apply: Annotated[bool, typer.Option("--apply", help="Apply plans to the stored issues.")] = False,
+        store: StoreOpt,
+        apply: Annotated[bool, typer.Option("--apply", help="Apply plans to the issues in the local "
+                                                             "store (never to GitHub).")] = False,
         profile: ProfileOpt = "pytorch",
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
         repo: Annotated[Optional[str], typer.Option("--repo")] = None,
         shadow: Annotated[bool, typer.Option("--shadow", help="Record plans for review; write nothing.")] = False,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        """Triage every untriaged issue in the store. Example: issuetriage run --store t.db --apply"""
+        """Triage every untriaged issue in the local store. Example: issuetriage run --store t.db --apply"""
         console = Console(stderr=True)
         with Store(store, create=False) as db:
-            decisions = run_store(db, profile, apply, judge, model, repo, console, shadow)
-        total = sum(decisions.values())
-        summary = ", ".join(f"{k}: {v}" for k, v in decisions.most_common()) or "nothing to do"
-        shadow = shadow or load_profile(profile).meta.live.shadow
-        done = "shadow (recorded for review)" if shadow else "applied" if apply else "planned (dry run)"
-        typer.echo(f"{done} {total} issue(s): {summary}")
+            report = run_store(db, profile, apply, judge, model, repo, console, shadow)
+        emit(fmt, report.to_json(), report.text())
+
+    @app.command("audit")
+    def audit_cmd(
+        store: StoreOpt,
+        issue: Annotated[Optional[int], typer.Option("--issue", min=1, help="Only this issue number.")] = None,
+        repo: Annotated[Optional[str], typer.Option("--repo", help="Only this OWNER/NAME.")] = None,
+        fmt: FormatOpt = Format.text,
+    ) -> None:
+        """Why did the bot do that? Print the audit log. Example: issuetriage audit --store t.db --issue 42"""
+        with Store(store, create=False) as db:
+            rows = audit_rows(db, repo, issue)
+        emit(fmt, rows, audit_text(rows))
 
     store_app = typer.Typer(help="The local SQLite mirror.", no_args_is_help=True)
 
     @store_app.command("import")
     def store_import(
-        file: Annotated[Path, typer.Argument(help="JSONL of issue records.")],
-        store: Annotated[Path, typer.Option("--store")] = Path("issuetriage.db"),
+        file: Annotated[str, typer.Argument(help="JSONL of issue records (`-` reads stdin).")],
+        store: StoreOpt = Path("issuetriage.db"),
         repo: Annotated[Optional[str], typer.Option("--repo", help="OWNER/NAME for records without one.")] = None,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         """Import issues into the store (all or nothing). Example: issuetriage store import issues.jsonl --store t.db"""
-        issues = read_issues_jsonl(file, repo)  # before the store file may be created
-        with Store(store) as db:
+        issues = read_issues_jsonl(file, repo)
+        with Store(store) as db:  # after reading: a bad file creates no store
             count = db.put_issues(issues)
-            typer.echo(f"imported {count} issue(s) into {store} ({db.count('issues')} stored)")
+            total = db.count("issues")
+        emit(fmt, {"imported": count, "store": str(store), "stored": total},
+             f"imported {count} issue(s) into {store} ({total} stored)")
 
     app.add_typer(store_app, name="store")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -14,7 +13,8 @@ from rich.progress import Progress
 
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
-from issuetriage.cli.options import JudgeOpt, ModelOpt, ProfileOpt, StoreOpt
+from issuetriage.cli.options import (Format, FormatOpt, JudgeOpt, ModelOpt, OptionalStoreOpt,
+                                     ProfileOpt, StoreOpt, emit)
 
 if TYPE_CHECKING:
     from issuetriage.act.flow import Report
@@ -41,7 +41,7 @@ def _client(repo: str):  # noqa: ANN202
 
 
 def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path | None,
-               store_path: Path | None, keep_subscription: bool, as_json: bool) -> int:
+               store_path: Path | None, keep_subscription: bool, fmt: Format) -> int:
     """Run one live triage through the one flow; returns the exit code (1 when the outcome check
     says no_action)."""
     from issuetriage.act.flow import PULL_REQUEST, act, engine
@@ -67,10 +67,7 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     if report.skipped == PULL_REQUEST:
         raise UserError(f"{repo}#{number} is {PULL_REQUEST}")
     calls = applier.spent()
-    if as_json:
-        typer.echo(json.dumps(report_json(report, apply, calls), indent=2))
-    else:
-        typer.echo(report_text(report, apply, calls))
+    emit(fmt, report_json(report, apply, calls), report_text(report, apply, calls))
     return 0 if report.verdict is None or report.verdict.ok else 1
 
 
@@ -114,13 +111,13 @@ def register(app: typer.Typer) -> None:
         profile: ProfileOpt = "pytorch",
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
-        store: Annotated[Optional[Path], typer.Option("--store", help="Also record in this store.")] = None,
+        store: OptionalStoreOpt = None,
         keep_subscription: Annotated[bool, typer.Option(
             "--keep-subscription", help="Restore your notification subscription after writing.")] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        """Triage one live issue; exits 1 on a no_action outcome. Example: issuetriage triage pytorch/pytorch#123"""
-        code = triage_cmd(ref, apply, profile, judge, model, store, keep_subscription, as_json)
+        """Triage one live issue; exits 1 on a no_action outcome. Example: issuetriage triage OWNER/REPO#123"""
+        code = triage_cmd(ref, apply, profile, judge, model, store, keep_subscription, fmt)
         if code:
             sys.exit(code)
 
@@ -129,8 +126,9 @@ def register(app: typer.Typer) -> None:
         repo: Annotated[str, typer.Argument(help="OWNER/REPO")],
         store: StoreOpt = Path("issuetriage.db"),
         since: Annotated[Optional[str], typer.Option("--since", help="ISO date; default: since the last sync.")] = None,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        """Mirror issues, comments and labels into the store. Example: issuetriage sync pytorch/pytorch --store t.db"""
+        """Mirror issues, comments and labels into the store. Example: issuetriage sync OWNER/REPO --store t.db"""
         from issuetriage.github.sync import sync
         from issuetriage.store.sqlite import Store
 
@@ -142,12 +140,15 @@ def register(app: typer.Typer) -> None:
             task = progress.add_task(f"syncing {repo}", total=None)
             report = sync(client, db, repo, since, on_issue=lambda n: progress.advance(task))
         state = "unchanged (304)" if report.not_modified else f"{report.issues} issue(s), {report.comments} comment(s)"
-        typer.echo(f"synced {repo}: {state}, {report.events} label event(s), {report.labels} label(s), "
-                   f"{len(client.calls)} API call(s)")
+        emit(fmt, {"repo": repo, "not_modified": report.not_modified, "issues": report.issues,
+                   "comments": report.comments, "events": report.events, "labels": report.labels,
+                   "api_calls": len(client.calls)},
+             f"synced {repo}: {state}, {report.events} label event(s), {report.labels} label(s), "
+             f"{len(client.calls)} API call(s)")
 
     labels_app = typer.Typer(help="Compare and sync the profile's labels with a repository.", no_args_is_help=True)
 
-    def _labels(repo: str, profile: str, apply: bool) -> None:
+    def _labels(repo: str, profile: str, apply: bool, fmt: Format) -> None:
         from issuetriage.github.labels import diff_labels, sync_labels
         from issuetriage.github.reads import repo_labels
 
@@ -155,29 +156,31 @@ def register(app: typer.Typer) -> None:
         client = _client(repo)
         policy = load_profile(profile)
         found = diff_labels(policy, repo_labels(client, repo))
-        for name in found.missing:
-            typer.echo(f"missing  {name}")
-        for old, new in found.renamed:
-            typer.echo(f"renamed  {old} -> {new}")
-        for name, have, want in found.drift:
-            typer.echo(f"drift    {name}: {have!r} -> {want!r}")
-        for name in found.extra:
-            typer.echo(f"extra    {name} (kept)")
-        if apply:
-            typer.echo(f"applied {sync_labels(client, repo, policy, found)} change(s); nothing deleted")
+        lines = [f"missing  {name}" for name in found.missing]
+        lines += [f"renamed  {old} -> {new}" for old, new in found.renamed]
+        lines += [f"drift    {name}: {have!r} -> {want!r}" for name, have, want in found.drift]
+        lines += [f"extra    {name} (kept)" for name in found.extra]
+        applied = sync_labels(client, repo, policy, found) if apply else None
+        if applied is not None:
+            lines.append(f"applied {applied} change(s); nothing deleted")
         elif not found.clean:
-            typer.echo("dry run: `labels sync --apply` creates, renames and updates (never deletes)")
+            lines.append("dry run: `labels sync --apply` creates, renames and updates (never deletes)")
+        emit(fmt, {"missing": list(found.missing), "renamed": [list(r) for r in found.renamed],
+                   "drift": [list(d) for d in found.drift], "extra": list(found.extra),
+                   "applied": applied}, "\n".join(lines))
 
     @labels_app.command("diff")
-    def labels_diff(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch") -> None:
-        """Catalog vs repo labels. Example: issuetriage labels diff pytorch/pytorch"""
-        _labels(repo, profile, False)
+    def labels_diff(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch",
+                    fmt: FormatOpt = Format.text) -> None:
+        """Catalog vs repo labels. Example: issuetriage labels diff OWNER/REPO"""
+        _labels(repo, profile, False, fmt)
 
     @labels_app.command("sync")
     def labels_sync(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch",
-                    apply: Annotated[bool, typer.Option("--apply")] = False) -> None:
-        """Create/update the catalog's labels. Example: issuetriage labels sync pytorch/pytorch --apply"""
-        _labels(repo, profile, apply)
+                    apply: Annotated[bool, typer.Option("--apply")] = False,
+                    fmt: FormatOpt = Format.text) -> None:
+        """Create/update the catalog's labels. Example: issuetriage labels sync OWNER/REPO --apply"""
+        _labels(repo, profile, apply, fmt)
 
     app.add_typer(labels_app, name="labels")
 
@@ -194,8 +197,9 @@ def register(app: typer.Typer) -> None:
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
         shadow: Annotated[bool, typer.Option("--shadow", help="Record plans for review; write nothing.")] = False,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog pytorch/pytorch --limit 20 --apply"""
+        """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog OWNER/REPO --limit 20 --apply"""
         from issuetriage.github.backlog import backlog, parse_age
         from issuetriage.live.demotion import holder
         from issuetriage.judges.factory import get_judge
@@ -211,30 +215,44 @@ def register(app: typer.Typer) -> None:
             # shadow: plans are recorded for review (with the issue, so the queue can show it), not written
             result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget, apply or shadow,
                              hold=holder(db, policy, shadow))
-        for r in result.reports:
-            outcome = r.verdict.outcome.value if r.verdict else "dry run"
-            decision = r.plan.decision.value if r.plan else f"skipped: {r.skipped}"
-            typer.echo(f"#{r.before.number}\t{decision}\t{outcome}\t{len(r.writes)} write(s)")
+        rows = [{"issue": r.before.number,
+                 "decision": r.plan.decision.value if r.plan else f"skipped: {r.skipped}",
+                 "outcome": r.verdict.outcome.value if r.verdict else "dry run", "writes": len(r.writes)}
+                for r in result.reports]
         for number, message in result.failed:
             typer.echo(f"#{number}\tfailed: {message}", err=True)
-        typer.echo(f"{len(result.reports)} issue(s) {'triaged' if apply else 'planned'}, "
-                   f"{result.skipped_budget} left for the next run (budget), {len(client.calls)} API call(s)")
+        lines = [f"#{r['issue']}\t{r['decision']}\t{r['outcome']}\t{r['writes']} write(s)" for r in rows]
+        lines.append(f"{len(result.reports)} issue(s) {'triaged' if apply else 'planned'}, "
+                     f"{result.skipped_budget} left for the next run (budget), {len(client.calls)} API call(s)")
+        emit(fmt, {"issues": rows, "failed": [{"issue": n, "error": m} for n, m in result.failed],
+                   "left_for_next_run": result.skipped_budget, "api_calls": len(client.calls)},
+             "\n".join(lines))
         if result.failed:
             sys.exit(1)
 
     @app.command("init-workflows")
     def init_workflows(
         directory: Annotated[Path, typer.Argument(help="Usually .github/workflows")],
-        install: Annotated[str, typer.Option("--install", help="pip requirement to install.")] = "issuetriage",
+        source: Annotated[Optional[str], typer.Option(
+            "--source", help="pip requirement git+https://HOST/OWNER/NAME@REVISION "
+                             "(default: this issuetriage's git checkout at its commit).")] = None,
+        wheel: Annotated[Optional[str], typer.Option(
+            "--wheel", help="A wheel committed to the repository, relative to its root.")] = None,
         profile: ProfileOpt = "pytorch",
         environment: Annotated[str, typer.Option("--environment", help="Protected environment.")] = "issue-triage",
         force: Annotated[bool, typer.Option("--force")] = False,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        """Write the two-stage triage workflows and the backlog sweep. Example: issuetriage init-workflows .github/workflows"""
-        from issuetriage.github.workflows import write
+        """Write the two-stage triage workflows and the backlog sweep; run it from the repository root.
+        Example: issuetriage init-workflows .github/workflows --profile ./triage-profile --wheel tools/issuetriage-0.1.0-py3-none-any.whl"""
+        from issuetriage.github.workflows import check_profile, install_source, write
 
-        for path in write(directory, force=force, install=install, profile=profile, environment=environment):
-            typer.echo(f"wrote {path}")
+        root = Path.cwd()
+        install = install_source(source, wheel, root)
+        paths = write(directory, force=force, install=install, profile=check_profile(profile, root),
+                      environment=environment)
+        emit(fmt, {"written": [str(p) for p in paths], "install": install},
+             "\n".join([*(f"wrote {p}" for p in paths), f"the jobs install: {install}"]))
 
     @app.command("hook")
     def hook(event: Annotated[str, typer.Argument(help="pre-tool-use or post-tool-use")]) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -16,13 +13,7 @@ from issuetriage.judges.learned.corpus import load_corpus
 from issuetriage.judges.learned.model import check_model_out, save_model
 from issuetriage.judges.learned.train import TrainConfig, train
 from issuetriage.policy import load_profile
-from issuetriage.cli.options import ProfileOpt
-
-
-class Format(StrEnum):
-    json = "json"
-    text = "text"
-
+from issuetriage.cli.options import Format, FormatOpt, ModelOpt, ProfileOpt, emit
 
 CorpusOpt = Annotated[Path, typer.Option("--corpus", help="JSONL issues with their final labels.")]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Reject the corpus on its first bad line "
@@ -68,19 +59,20 @@ def register(app: typer.Typer) -> None:
             "--target-precision", min=0.5, max=1.0, help="Precision each label's threshold aims for.")] = 0.9,
         prior_veto: PriorVetoOpt = TrainConfig.prior_veto,
         strict: StrictOpt = False,
+        fmt: FormatOpt = Format.json,
     ) -> None:
         """Learn labels and routing from labelled history. Example: issuetriage train --corpus issues.jsonl --out model/"""
         summary = train_command(corpus, profile, out, target_precision, strict, prior_veto)
-        typer.echo(json.dumps(summary))
+        emit(fmt, summary, "\n".join(f"{key}: {value}" for key, value in summary.items()))
 
     @app.command("eval")
     def eval_cmd(
         corpus: CorpusOpt,
         profile: ProfileOpt = "pytorch",
-        model: Annotated[Optional[Path], typer.Option("--model", help="A model made by `issuetriage train`.")] = None,
+        model: ModelOpt = None,
         judge: Annotated[str, typer.Option("--judge", help="heuristic, learned or llm.")] = "heuristic",
         folds: Annotated[int, typer.Option("--folds", min=1, help="K-fold cross-validation (trains per fold).")] = 1,
-        fmt: Annotated[Format, typer.Option("--format")] = Format.text,
+        fmt: FormatOpt = Format.text,
         plot: Annotated[Optional[Path], typer.Option("--plot", help="Save the precision/coverage curve as PNG.")] = None,
         seed: Annotated[int, typer.Option("--seed", help="Fold shuffling seed.")] = 0,
         target_precision: Annotated[float, typer.Option(
@@ -100,4 +92,4 @@ def register(app: typer.Typer) -> None:
             from issuetriage.evaluate.plot import save_curve
 
             save_curve(report, plot)
-        sys.stdout.write((json.dumps(report, indent=2) if fmt is Format.json else format_text(report)) + "\n")
+        emit(fmt, report, format_text(report))

@@ -13,61 +13,60 @@ import typer
 from issuetriage.errors import UserError
 from issuetriage.judges.factory import get_judge
 from issuetriage.policy import load_profile
-from issuetriage.store.sqlite import Store, issue_from_record, parse_issue_record
-from issuetriage.cli.options import ProfileOpt
+from issuetriage.models import Issue
+from issuetriage.records import read_issues
+from issuetriage.store.sqlite import Store
+from issuetriage.cli.options import STORE_ENV, Format, FormatOpt, ProfileOpt, emit
 
 
 
-def _read_issue(path: Path, number: int | None):  # noqa: ANN202
-    """One issue from a .json file, or the one numbered `number` in a .jsonl file."""
-    if not path.is_file():
-        raise UserError(f"{path}: no such file")
-    try:
-        if path.suffix != ".jsonl":
-            try:
-                return issue_from_record(json.loads(path.read_text(encoding="utf-8")), str(path))
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    issue = parse_issue_record(line, f"{path}:{lineno}")
-                    if number is None or issue.number == number:
-                        return issue
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read ({exc})") from None
-    raise UserError(f"{path}: no issue numbered {number}")
+def _read_issue(source: str, number: int | None) -> Issue:
+    """The one issue in a file (or stdin), or the one numbered `number` among several."""
+    issues = read_issues(source)
+    found = next((i for i in issues if number is None or i.number == number), None)
+    if found is None:
+        raise UserError(f"{source}: no issue numbered {number}")
+    return found
 
 
-def show_prompt(path: Path, number: int | None, profile: str) -> str:
-    """The full request for one issue (system, user, schema) and its size."""
+def build(source: str, number: int | None, profile: str):  # noqa: ANN201
+    """The request a model would get for one issue."""
     from issuetriage.judges.llm.prompt import build_prompt
     from issuetriage.evidence.signals import extract_signals
 
     policy = load_profile(profile)
-    issue = _read_issue(path, number)
+    issue = _read_issue(source, number)
     signals = extract_signals(issue)
-    prompt = build_prompt(issue, signals, policy, get_judge("heuristic").judge(issue, signals, policy))
+    return build_prompt(issue, signals, policy, get_judge("heuristic").judge(issue, signals, policy))
+
+
+def prompt_text(prompt) -> str:  # noqa: ANN001
+    """The full request (system, user, schema) and its size, for people."""
     return "\n\n".join([f"# SYSTEM\n{prompt.system}", f"# USER\n{prompt.user}",
                         f"# SCHEMA\n{json.dumps(prompt.schema, indent=1)}",
                         f"# SIZE\n{prompt.size} characters (~{prompt.size // 4} tokens, chars/4 "
                         f"estimate), prompt version {prompt.version}, digest {prompt.digest[:12]}"])
 
 
-def show_config(profile: str) -> str:
+def show_config(profile: str) -> dict[str, object]:
     from issuetriage.judges.llm.config import DEFAULT_KEY_ENV, default_cache_dir, load_config
 
     policy = load_profile(profile)
     config = load_config(policy.root)
     if config is None:
-        return "no model configured (set ISSUETRIAGE_LLM_MODEL); judges run offline"
+        return {}
     key_env = config.api_key_env if config.api_key_env is not None else DEFAULT_KEY_ENV[config.provider]
     key = ("AWS credential chain" if not key_env
            else f"${key_env} {'is set' if os.environ.get(key_env) else 'is NOT set'}")
-    return "\n".join([f"provider: {config.provider}", f"model: {config.model}",
-                      f"base_url: {config.base_url or '(provider default)'}", f"key: {key}",
-                      f"hybrid_threshold: {config.hybrid_threshold}",
-                      f"cache: {default_cache_dir(config)}"])
+    return {"provider": config.provider, "model": config.model,
+            "base_url": config.base_url or "(provider default)", "key": key,
+            "hybrid_threshold": config.hybrid_threshold, "cache": str(default_cache_dir(config))}
+
+
+def config_text(config: dict[str, object]) -> str:
+    if not config:
+        return "no model configured (set ISSUETRIAGE_LLM_MODEL); judges run offline"
+    return "\n".join(f"{key}: {value}" for key, value in config.items())
 
 
 def serve_mcp(profile: str, store_path: Path | None, github_repo: str | None,
@@ -99,7 +98,8 @@ def register(app: typer.Typer) -> None:
     @app.command("mcp")
     def mcp_cmd(
         store: Annotated[Optional[Path], typer.Option(
-            "--store", help="Serve the local mirror; with --github, the audit log (default issuetriage.db when applying).")] = None,
+            "--store", envvar=STORE_ENV,
+            help="Serve the local mirror; with --github, the audit log (default issuetriage.db when applying).")] = None,
         github: Annotated[Optional[str], typer.Option("--github", help="Serve OWNER/REPO live.")] = None,
         repo: Annotated[Optional[str], typer.Option("--repo", help="Repo in the store.")] = None,
         issue: Annotated[list[int], typer.Option("--issue", help="Only these may be changed.")] = [],  # noqa: B006
@@ -113,16 +113,21 @@ def register(app: typer.Typer) -> None:
 
     @llm_app.command("prompt")
     def prompt_cmd(
-        file: Annotated[Path, typer.Argument(help="An issue (.json) or issues (.jsonl).")],
-        number: Annotated[Optional[int], typer.Option("--number", help="Which issue of a .jsonl.")] = None,
+        file: Annotated[str, typer.Argument(help="An issue file (any shape `plan` reads); `-` reads stdin.")],
+        number: Annotated[Optional[int], typer.Option("--number", help="Which issue of several.")] = None,
         profile: ProfileOpt = "pytorch",
+        fmt: FormatOpt = Format.text,
     ) -> None:
         """Print the request a model would get, without calling it. Example: issuetriage llm prompt 42.json"""
-        typer.echo(show_prompt(file, number, profile))
+        prompt = build(file, number, profile)
+        emit(fmt, {"system": prompt.system, "user": prompt.user, "schema": prompt.schema,
+                   "size": prompt.size, "version": prompt.version, "digest": prompt.digest},
+             prompt_text(prompt))
 
     @llm_app.command("config")
-    def config_cmd(profile: ProfileOpt = "pytorch") -> None:
+    def config_cmd(profile: ProfileOpt = "pytorch", fmt: FormatOpt = Format.text) -> None:
         """Show the configured model (never a key). Example: issuetriage llm config"""
-        typer.echo(show_config(profile))
+        config = show_config(profile)
+        emit(fmt, config or None, config_text(config))
 
     app.add_typer(llm_app, name="llm")

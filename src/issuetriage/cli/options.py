@@ -1,15 +1,47 @@
-"""Options several commands share, defined once."""
+"""Options several commands share, defined once, and the one way commands print results."""
 
 from __future__ import annotations
 
+import json
+import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
-ProfileOpt = Annotated[str, typer.Option("--profile", help="Profile name or folder.")]
+PROFILE_ENV = "ISSUETRIAGE_PROFILE"
+STORE_ENV = "ISSUETRIAGE_STORE"
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+ProfileOpt = Annotated[str, typer.Option("--profile", envvar=PROFILE_ENV,
+                                         help="Profile name or folder.")]
 ModelOpt = Annotated[Optional[Path], typer.Option("--model", help="A model made by `issuetriage train`.")]
 JudgeOpt = Annotated[str, typer.Option(
     "--judge", help="auto (learned with --model, hybrid when an LLM is configured, else heuristic), "
                     "heuristic, learned, llm or hybrid.")]
-StoreOpt = Annotated[Path, typer.Option("--store", help="The local SQLite store.")]
+StoreOpt = Annotated[Path, typer.Option("--store", envvar=STORE_ENV, help="The local SQLite store.")]
+OptionalStoreOpt = Annotated[Optional[Path], typer.Option("--store", envvar=STORE_ENV,
+                                                          help="Also record in this SQLite store.")]
+FormatOpt = Annotated[Format, typer.Option("--format", help="text or json (`--json` is the same as "
+                                                            "`--format json`).")]
+IssueFileOpt = Annotated[str, typer.Option(
+    "--issue", help="Issue file: our JSON or JSONL records, REST JSON, or `gh issue view --json` "
+                    "output; `-` reads stdin.")]
+
+
+def emit(fmt: Format, data: Any, text: str) -> None:
+    """Print a command's result: `data` as JSON, or `text` for people."""
+    sys.stdout.write((json.dumps(data, indent=2) if fmt is Format.json else text).rstrip("\n") + "\n")
+
+
+def json_alias(argv: list[str]) -> list[str]:
+    """`--json` is `--format json` (before a `--`, where options end)."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    head = [word for arg in argv[:end] for word in (("--format", "json") if arg == "--json" else (arg,))]
+    return head + argv[end:]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from issuetriage.cli.options import ProfileOpt, StoreOpt
+from issuetriage.cli.options import Format, FormatOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
 from issuetriage.store.sqlite import Store
@@ -26,6 +25,7 @@ def register(app: typer.Typer) -> None:
         days: Annotated[Optional[int], typer.Option("--days", min=1, help="Only plans of the last N days.")] = None,
         update_demotions: Annotated[bool, typer.Option(
             "--update-demotions", help="Demote or restore labels by live precision first.")] = False,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         """Write the static live-quality report. Example: issuetriage report --store t.db --out report/"""
         from issuetriage.live import demotion
@@ -33,24 +33,24 @@ def register(app: typer.Typer) -> None:
 
         policy = load_profile(profile)
         with Store(store, create=False) as db:
-            if update_demotions:
-                for change in demotion.update(db, policy):
-                    typer.echo(change.describe())
+            changes = [change.describe() for change in demotion.update(db, policy)] if update_demotions else []
             written = html.write(data.build(db, policy, days=days), out)
-        typer.echo(f"wrote {', '.join(str(p) for p in written)}")
+        emit(fmt, {"demotions": changes, "wrote": [str(p) for p in written]},
+             "\n".join([*changes, f"wrote {', '.join(str(p) for p in written)}"]))
 
     @app.command("corrections")
     def corrections_cmd(
         store: StoreOpt,
         out: Annotated[Path, typer.Option("--out", help="JSONL corpus for `issuetriage train --corpus`.")],
         profile: ProfileOpt = "pytorch",
+        fmt: FormatOpt = Format.text,
     ) -> None:
         """Export what humans corrected as a training corpus. Example: issuetriage corrections --store t.db --out c.jsonl"""
         from issuetriage.live.corrections import write_corpus
 
         with Store(store, create=False) as db:
             count = write_corpus(db, load_profile(profile), out)
-        typer.echo(f"wrote {count} corrected issue(s) to {out}")
+        emit(fmt, {"wrote": str(out), "issues": count}, f"wrote {count} corrected issue(s) to {out}")
 
     @app.command("stale")
     def stale_cmd(
@@ -58,6 +58,7 @@ def register(app: typer.Typer) -> None:
         apply: Annotated[bool, typer.Option("--apply", help="Post the reminders and closes in the store.")] = False,
         profile: ProfileOpt = "pytorch",
         now: Annotated[Optional[str], typer.Option("--now", help="ISO time to judge staleness at.")] = None,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         """Remind, then close, issues whose reporter went quiet. Example: issuetriage stale --store t.db"""
         from issuetriage.live.stale import follow_up
@@ -68,7 +69,8 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"--now {now!r}: expected an ISO date or time") from None
         with Store(store, create=False) as db:
             due = follow_up(db, load_profile(profile), when, apply)
-        for item in due:
-            typer.echo(json.dumps({"issue": item.issue.ref, "decision": item.plan.decision.value,
-                                   "templates": list(item.plan.templates), "close": item.plan.close}))
-        typer.echo(f"{len(due)} follow-up(s) {'applied' if apply else 'due (dry run)'}")
+        rows = [{"issue": item.issue.ref, "decision": item.plan.decision.value,
+                 "templates": list(item.plan.templates), "close": item.plan.close} for item in due]
+        emit(fmt, {"applied": apply, "follow_ups": rows},
+             "\n".join([*(f"{r['issue']}\t{r['decision']}\t{', '.join(r['templates'])}" for r in rows),
+                        f"{len(due)} follow-up(s) {'applied' if apply else 'due (dry run)'}"]))

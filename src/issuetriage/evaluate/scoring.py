@@ -43,8 +43,8 @@ class IssueResult:
         return bool(self.gold)
 
 
-def _oncall(labels: Iterable[str]) -> frozenset[str]:
-    return frozenset(label for label in labels if label.startswith("oncall:"))
+def _oncall(labels: Iterable[str], policy: Policy) -> frozenset[str]:
+    return frozenset(label for label in labels if policy.is_oncall(label))
 
 
 def score_issue(example: Example, plan: Plan, confidences: dict[str, float], policy: Policy,
@@ -60,7 +60,7 @@ def score_issue(example: Example, plan: Plan, confidences: dict[str, float], pol
     gold = example.gold
     redirect = bool(gold & policy.redirect_labels)
     if redirect:
-        gold_cmp, pred_cmp = _oncall(gold), _oncall(added)
+        gold_cmp, pred_cmp = _oncall(gold, policy), _oncall(added, policy)
     else:
         gold_cmp, pred_cmp = gold, added
     types = frozenset(policy.meta.type_labels)
@@ -71,10 +71,10 @@ def score_issue(example: Example, plan: Plan, confidences: dict[str, float], pol
         confidences=tuple(sorted((lab, float(confidences.get(lab, 1.0))) for lab in pred_cmp)),
         decision=plan.decision,
         abstained=abstained, routed=bool(added) and not abstained,
-        redirect_gold=redirect, gold_oncall=_oncall(gold), predicted_oncall=_oncall(added),
+        redirect_gold=redirect, gold_oncall=_oncall(gold, policy), predicted_oncall=_oncall(added, policy),
         gold_type=gold & types, predicted_type=added & types,
         closed_question=plan.decision == Decision.CLOSE_QUESTION and plan.close,
-        gold_question=is_gold_question(example),
+        gold_question=is_gold_question(example, policy),
         judge_proposed=frozenset(lab for lab in pred_cmp if lab in confidences),
         plan_labels=plan.labels_added, fold=fold,
     )

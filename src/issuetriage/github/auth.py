@@ -1,6 +1,6 @@
 """Credentials and API endpoints from the environment, the way GitHub Actions and GHES set them.
 
-A token (`GITHUB_TOKEN`, then `GH_TOKEN`) or a GitHub App (`GITHUB_APP_ID` with
+A token (`GITHUB_TOKEN`, then `GH_TOKEN`, then the GitHub CLI's `gh auth token`) or a GitHub App (`GITHUB_APP_ID` with
 `GITHUB_APP_PRIVATE_KEY` or `GITHUB_APP_PRIVATE_KEY_PATH`, optional
 `GITHUB_APP_INSTALLATION_ID`). githubkit mints installation tokens and refreshes them a
 minute before they expire. Secrets never leave this module unredacted.
@@ -9,6 +9,8 @@ minute before they expire. Secrets never leave this module unredacted.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,11 +76,25 @@ def credentials_from_env(env: Mapping[str, str]) -> Credentials:
             raise ConfigError("GITHUB_APP_INSTALLATION_ID must be a number")
         return Credentials(app_id=app_id, private_key=key,
                            installation_id=int(installation) if installation else None)
-    token = (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or "").strip()
+    token = (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or gh_auth_token(env) or "").strip()
     if not token:
-        raise ConfigError("no GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN) or a GitHub App "
-                          "(GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY)")
+        raise ConfigError("no GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN), log in with "
+                          "`gh auth login`, or set a GitHub App (GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY)")
     return Credentials(token=token)
+
+
+def gh_auth_token(env: Mapping[str, str]) -> str | None:
+    """The token the GitHub CLI is logged in with (`gh auth token`), or None without gh or a login."""
+    gh = shutil.which("gh", path=env.get("PATH", ""))  # only the given environment's PATH
+    if gh is None:
+        return None
+    host = re.sub(r"^https?://(api\.)?|/api/v3$|/.*$", "", endpoints_from_env(env).rest) or "github.com"
+    try:
+        done = subprocess.run([gh, "auth", "token", "--hostname", host], capture_output=True,
+                              text=True, timeout=10, env={**env, "GH_PROMPT_DISABLED": "1"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:

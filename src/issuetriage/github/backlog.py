@@ -37,9 +37,7 @@ def parse_age(text: str) -> timedelta:
 
 def is_untriaged(issue: Issue, policy: Policy) -> bool:
     """Open issue with no triage marker and no oncall routing (the store's rule, applied live)."""
-    markers = {policy.bot.triaged, policy.bot.bot_triaged}
-    return (issue.state == "open" and not issue.is_pull_request and not markers & set(issue.labels)
-            and not any(policy.is_oncall(label) for label in issue.labels))
+    return policy.skip_reason(issue) is None
 
 
 def candidates(client: GitHubClient, store: Store, policy: Policy, repo: str, label: str | None,

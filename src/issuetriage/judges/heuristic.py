@@ -85,7 +85,7 @@ class HeuristicJudge:
                for label in policy.rules.edge_case_root_causes):
             return
         for key, label in (("edge_case", policy.bot.edge_cases), ("fuzzer", policy.bot.fuzzer)):
-            if key in hits:
+            if label and key in hits:
                 conf = evidence_confidence(hits[key], title_grams)
                 if label not in scores or conf > scores[label].confidence:
                     scores[label] = LabelScore(name=label, confidence=conf, reason=_reason(hits[key]))
@@ -102,7 +102,7 @@ class HeuristicJudge:
         marked = bool(matchers(policy).question_marker.hits(signals, text=issue.title))
         if n["question"] and not errors and not n["bug"] and not n["feature"] and not signals.code_blocks:
             if marked:
-                return Kind.QUESTION, _QUESTION_CONFIDENCE, "asks how to use PyTorch and reports no defect"
+                return Kind.QUESTION, _QUESTION_CONFIDENCE, f"asks how to use {policy.project} and reports no defect"
             return Kind.QUESTION, 0.6, "reads like a usage question, but its title does not ask one"
         if n["expected_behavior"] >= 2 and not errors and not signals.code_blocks and not n["feature"]:
             return Kind.EXPECTED_BEHAVIOR, _QUESTION_CONFIDENCE, "the reporter shows the behaviour is documented and intended"

@@ -15,8 +15,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from issuetriage.errors import ConfigError, first_problem
+from issuetriage.errors import ConfigError, all_problems
 from issuetriage.evidence.signals import tokens_of
+from issuetriage.models import Issue
 
 PROFILES_DIR = Path(__file__).parent / "profiles"
 TEMPLATE_MARKER = "<!-- issuetriage:template={name} -->"
@@ -58,12 +59,6 @@ class LabelSpec(_Strict):
             if not 1 <= len(tokens_of(word)) <= 4:
                 raise ValueError(f"{word!r}: a title keyword is 1 to 4 words")
         return words
-
-    @property
-    def group(self) -> str:
-        """`module`, `oncall`, `topic` or `other`, from the name's prefix."""
-        prefix = self.name.split(":", 1)[0] if ":" in self.name else ""
-        return prefix if prefix in {"module", "oncall", "topic"} else "other"
 
 
 class Catalog(_Strict):
@@ -122,11 +117,21 @@ class TransferTarget(Route):
 
 
 class PT2Queue(Route):
+    """A compiler queue with its own rubric of area labels (PyTorch's `oncall: pt2`)."""
+
     label: str
     cpu_label: str
     fallback_module: str
     co_routes: tuple[str, ...] = ()
     helion_label: str = ""
+    # Backend bisection: a report that the frontend-only backend fails too means the bug is
+    # before the code generator, so `frontend_label` replaces `backend_label`.
+    frontend_label: str = ""
+    backend_label: str = ""
+    # Words that say the compiler itself is in use (the backend goes with `helion_label` then).
+    compiler_words: tuple[str, ...] = ()
+    # A CPU-only report goes to `cpu_label` unless one of these backends appears.
+    gpu_backends: tuple[str, ...] = ()
 
 
 class Queues(_Strict):
@@ -167,14 +172,28 @@ class Rules(_Strict):
 
 
 class BotLabels(_Strict):
+    """The labels the tree's own steps add or read; an empty name turns its step off."""
+
     bot_triaged: str = "bot-triaged"
     triaged: str = "triaged"
     triage_review: str = "triage review"
-    release_triage: str = "release triage"
+    release_triage: str = ""
     blocked: str = "bot-triage-blocked"
-    high_priority: str = "high priority"
-    edge_cases: str = "module: edge cases"
-    fuzzer: str = "topic: fuzzer"
+    high_priority: str = ""
+    edge_cases: str = ""
+    fuzzer: str = ""
+
+
+class Families(_Strict):
+    """Label families by name prefix (`module:`, `area/`, `oncall:`...), matched case-sensitively."""
+
+    # Area labels: the general queue labels an issue only when one of these is confident.
+    # Empty: every content label that is not a queue label counts as an area.
+    area: tuple[str, ...] = ()
+    # Queue labels: an issue carrying one is already routed; a redirect adds exactly one.
+    queue: tuple[str, ...] = ()
+    # Cross-cutting topics (shown as their own group; routing treats them as other labels).
+    topic: tuple[str, ...] = ()
 
 
 class Release(_Strict):
@@ -221,8 +240,13 @@ class Stale(_Strict):
 class Meta(_Strict):
     name: str
     repo: str
+    # How comments and reasons name the project (default: the repository's name).
+    project: str = ""
     description: str = ""
+    families: Families = Families()
     type_labels: tuple[str, ...] = ()
+    # Labels maintainers put on usage questions they close (evaluation's gold questions).
+    question_labels: tuple[str, ...] = ()
     process_labels: tuple[str, ...] = ()
     bot_labels: BotLabels = BotLabels()
     release: Release = Release()
@@ -244,25 +268,26 @@ FILES: dict[str, type[BaseModel]] = {
 }
 
 
-def _load_file(path: Path, model: type[M]) -> M:
+def _load_file(path: Path, model: type[M]) -> M | list[str]:
+    """The validated file, or every problem with it (each naming the file and the key)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{path}: missing profile file") from None
+        return [f"{path}: missing profile file"]
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        return [f"{path}: not valid TOML: {exc}"]
     except OSError as exc:  # a folder in its place, no permission: the hook must still fail closed
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        return [f"{path}: cannot read: {exc.strerror or exc}"]
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: {first_problem(exc)}") from None
+        return [f"{path}: {problem}" for problem in all_problems(exc)]
 
 
 class Policy:
     """A loaded, cross-checked profile; code asks it about labels instead of using strings."""
 
-    def __init__(self, root: Path, parts: dict[str, BaseModel]) -> None:
+    def __init__(self, root: Path, parts: dict[str, BaseModel], *, check: bool = True) -> None:
         self.root = root
         self.meta: Meta = parts["profile.toml"]  # type: ignore[assignment]
         self.catalog: Catalog = parts["labels.toml"]  # type: ignore[assignment]
@@ -272,7 +297,9 @@ class Policy:
         self.templates: dict[str, Template] = parts["templates.toml"].templates  # type: ignore[attr-defined]
         self.rules: Rules = parts["rules.toml"]  # type: ignore[assignment]
         self._forbidden_cache: dict[str, str | None] = {}
-        self._cross_check()
+        problems = self.problems() if check else []
+        if problems:
+            raise ConfigError(problems[0])
 
     @property
     def name(self) -> str:
@@ -281,6 +308,11 @@ class Policy:
     @property
     def bot(self) -> BotLabels:
         return self.meta.bot_labels
+
+    @property
+    def project(self) -> str:
+        """The project's name as people write it."""
+        return self.meta.project or self.meta.repo.split("/")[-1]
 
     @cached_property
     def labels(self) -> dict[str, LabelSpec]:
@@ -291,7 +323,7 @@ class Policy:
     def bot_label_names(self) -> frozenset[str]:
         """Labels the bot itself manages (not judged from content)."""
         b = self.bot
-        return frozenset({b.bot_triaged, b.triaged, b.triage_review, b.release_triage, b.blocked})
+        return frozenset({b.bot_triaged, b.triaged, b.triage_review, b.release_triage, b.blocked} - {""})
 
     @cached_property
     def redirect_labels(self) -> frozenset[str]:
@@ -311,7 +343,43 @@ class Policy:
         return cache[label]
 
     def is_oncall(self, label: str) -> bool:
-        return label.startswith("oncall:")
+        """A queue label (`families.queue`, or a queue `queues.toml` names): the issue belongs
+        to that queue."""
+        queue = self.meta.families.queue
+        return bool(queue and label.startswith(queue)) or label in self.queue_labels
+
+    @cached_property
+    def queue_labels(self) -> frozenset[str]:
+        """The labels of the queues `queues.toml` declares (redirects and the PT2 queue)."""
+        pt2 = self.queues.pt2
+        return self.redirect_labels | ({pt2.label, pt2.cpu_label} if pt2 else set())
+
+    def is_area(self, label: str) -> bool:
+        """An area label (`families.area`), the kind the general queue needs one of."""
+        area = self.meta.families.area
+        return label.startswith(area) if area else not self.is_oncall(label)
+
+    def group_of(self, label: str) -> str:
+        """`area`, `queue`, `topic` or `other`, from the profile's label families."""
+        families = self.meta.families
+        for group, prefixes in (("queue", families.queue), ("area", families.area),
+                                ("topic", families.topic)):
+            if prefixes and label.startswith(prefixes):
+                return group
+        return "other"
+
+    def skip_reason(self, issue: Issue) -> str | None:
+        """Why the bot leaves `issue` alone (closed, a pull request, already triaged or routed),
+        or None when it is untriaged and the bot should read it."""
+        if issue.state != "open":
+            return f"{issue.state}"
+        if issue.is_pull_request:
+            return "a pull request"
+        done = sorted({self.bot.triaged, self.bot.bot_triaged} & set(issue.labels))
+        if done:
+            return f"already triaged ({done[0]})"
+        routed = next((label for label in issue.labels if self.is_oncall(label)), None)
+        return f"already routed ({routed})" if routed else None
 
     def implied(self, labels: Iterable[str]) -> list[str]:
         """The labels `labels` imply (catalog `implies`, followed transitively), not themselves."""
@@ -334,12 +402,40 @@ class Policy:
         """The comment text for one template, with its marker."""
         return f"{self.templates[name].comment.rstrip()}\n\n{self.template_marker(name)}"
 
-    def _cross_check(self) -> None:
+    def problems(self) -> list[str]:
+        """Every cross-file problem: labels other files name that the catalog lacks, forbidden
+        type labels, impossible `implies`, missing templates. Each names the file and the key."""
         names = [spec.name for spec in self.catalog.label]
         dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ConfigError(f"{self.root / 'labels.toml'}: label: duplicate names {dupes}")
+        out = [f"{self.root / 'labels.toml'}: label: duplicate names {dupes}"] if dupes else []
         known = set(names) | self.bot_label_names
+        out += [f"{self.root / file}: {key}: {label!r} is not in labels.toml"
+                for file, key, label in self._references() if label and label not in known]
+        for i, label in enumerate(self.meta.type_labels):
+            if self.forbidden_reason(label):
+                out.append(f"{self.root / 'profile.toml'}: type_labels.{i}: {label!r} is forbidden")
+        never_implied = self.bot_label_names | {self.bot.high_priority} | set(self.meta.type_labels)
+        for spec in self.catalog.label:
+            for i, label in enumerate(spec.implies):
+                why = ("is the label itself" if label == spec.name else
+                       "is the bot's or a type label" if label in never_implied else
+                       "is forbidden" if self.forbidden_reason(label) else None)
+                if why:
+                    out.append(f"{self.root / 'labels.toml'}: {spec.name}.implies.{i}: {label!r} {why}")
+        out += [f"{self.root / 'forbidden.toml'}: {label!r} is one of the bot's own labels and cannot "
+                "be forbidden" for label in sorted(self.bot_label_names) if self.forbidden_reason(label)]
+        stale = self.meta.stale
+        out += [f"{self.root / 'profile.toml'}: stale: template {name!r} is not in templates.toml"
+                for name in ((*stale.waiting_templates, stale.remind_template, stale.close_template)
+                             if stale.enabled else ()) if name not in self.templates]
+        required = ["redirect_to_forum", "request_more_info", "request_self_contained_reproduction"]
+        required += ["numerical_accuracy"] if self.bot.edge_cases else []
+        out += [f"{self.root / 'templates.toml'}: templates.{name}: missing"
+                for name in required if name not in self.templates]
+        return out
+
+    def _references(self) -> list[tuple[str, str, str]]:
+        """(file, key, label) for every label a file other than labels.toml names."""
         refs: list[tuple[str, str, str]] = []
         for spec in self.catalog.label:
             refs += [("labels.toml", f"{spec.name}.implies.{i}", label)
@@ -351,53 +447,33 @@ class Policy:
             refs.append(("queues.toml", f"redirect.{i}.label", queue.label))
         if self.queues.pt2:
             pt2 = self.queues.pt2
-            for key in ("label", "cpu_label", "fallback_module", "helion_label"):
-                if getattr(pt2, key):
-                    refs.append(("queues.toml", f"pt2.{key}", getattr(pt2, key)))
+            for key in ("label", "cpu_label", "fallback_module", "helion_label", "frontend_label",
+                        "backend_label"):
+                refs.append(("queues.toml", f"pt2.{key}", getattr(pt2, key)))
             for i, label in enumerate(pt2.co_routes):
                 refs.append(("queues.toml", f"pt2.co_routes.{i}", label))
         for i, label in enumerate(self.meta.type_labels):
             refs.append(("profile.toml", f"type_labels.{i}", label))
         for key in ("edge_cases", "fuzzer", "high_priority"):
             refs.append(("profile.toml", f"bot_labels.{key}", getattr(self.bot, key)))
-        for section, routes in (("escalate", self.rules.escalate),
-                                ("commonly_missed", self.rules.commonly_missed)):
-            for label in routes:
-                if section == "commonly_missed":
-                    refs.append(("rules.toml", f"{section}.{label}", label))
+        for label in self.rules.commonly_missed:
+            refs.append(("rules.toml", f"commonly_missed.{label}", label))
         for label in self.rules.pt2_modules:
             refs.append(("rules.toml", f"pt2_modules.{label}", label))
         for i, label in enumerate(self.rules.edge_case_root_causes):
             refs.append(("rules.toml", f"edge_case_root_causes.{i}", label))
-        for file, key, label in refs:
-            if label not in known:
-                raise ConfigError(f"{self.root / file}: {key}: {label!r} is not in labels.toml")
-        for label in sorted(self.bot_label_names):
-            if self.forbidden_reason(label):
-                raise ConfigError(f"{self.root / 'forbidden.toml'}: {label!r} is one of the bot's own "
-                                  f"labels and cannot be forbidden")
-        for i, label in enumerate(self.meta.type_labels):
-            if self.forbidden_reason(label):
-                raise ConfigError(f"{self.root / 'profile.toml'}: type_labels.{i}: {label!r} is forbidden")
-        never_implied = self.bot_label_names | {self.bot.high_priority} | set(self.meta.type_labels)
-        for spec in self.catalog.label:
-            for i, label in enumerate(spec.implies):
-                why = ("is the label itself" if label == spec.name else
-                       "is the bot's or a type label" if label in never_implied else
-                       "is forbidden" if self.forbidden_reason(label) else None)
-                if why:
-                    raise ConfigError(f"{self.root / 'labels.toml'}: {spec.name}.implies.{i}: "
-                                      f"{label!r} {why}")
-        stale = self.meta.stale
-        for i, name in enumerate((*stale.waiting_templates, stale.remind_template, stale.close_template)
-                                 if stale.enabled else ()):
-            if name not in self.templates:
-                raise ConfigError(f"{self.root / 'profile.toml'}: stale: template {name!r} is not in "
-                                  "templates.toml")
-        for required in ("redirect_to_forum", "request_more_info",
-                         "request_self_contained_reproduction", "numerical_accuracy"):
-            if required not in self.templates:
-                raise ConfigError(f"{self.root / 'templates.toml'}: templates.{required}: missing")
+        return refs
+
+
+def profile_problems(root: Path) -> list[str]:
+    """Every problem with the profile folder at `root`, all at once (empty when it is valid)."""
+    if not root.is_dir():
+        return [f"{root}: not a profile folder"]
+    parts = {name: _load_file(root / name, model) for name, model in FILES.items()}
+    problems = [p for part in parts.values() if isinstance(part, list) for p in part]
+    if problems:
+        return problems
+    return Policy(root, parts, check=False).problems()  # type: ignore[arg-type]
 
 
 def load_profile_dir(root: Path) -> Policy:
@@ -405,7 +481,10 @@ def load_profile_dir(root: Path) -> Policy:
     if not root.is_dir():
         raise ConfigError(f"{root}: not a profile folder")
     parts = {name: _load_file(root / name, model) for name, model in FILES.items()}
-    return Policy(root, parts)
+    for part in parts.values():
+        if isinstance(part, list):
+            raise ConfigError(part[0])
+    return Policy(root, parts)  # type: ignore[arg-type]
 
 
 _CACHE: dict[str, Policy] = {}

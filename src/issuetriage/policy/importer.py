@@ -38,7 +38,8 @@ class _In(BaseModel):
 
 
 class LabelIn(_In):
-    """One label as PyTorch's catalogs write it."""
+    """One label as PyTorch's catalogs, `gh label list --json name,description` and the REST API
+    write it (other keys ignored)."""
 
     name: str = Field(min_length=1)
     description: str | None = ""
@@ -58,16 +59,21 @@ class TemplatesIn(_In):
     templates: dict[str, TemplateIn]
 
 
-def _read_json(path: Path, model: type[BaseModel]) -> Any:
-    """Parse and validate one input file; every failure is a one-line UserError naming it."""
+def read_json(path: Path) -> Any:
+    """Parse one JSON input file; every failure is a one-line UserError naming it."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
+
+
+def _read_json(path: Path, model: type[BaseModel]) -> Any:
+    """Parse and validate one input file against `model`."""
+    data = read_json(path)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

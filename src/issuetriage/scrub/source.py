@@ -2,41 +2,28 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from issuetriage.errors import UserError
 from issuetriage.models import Issue
+from issuetriage.records import STDIN, read_issues
 
 _REF = re.compile(r"^([\w.-]+/[\w.-]+)#(\d+)$")
 
 
 def load_issue(spec: str) -> Issue:
-    """A file path, or OWNER/REPO#N (needs `issuetriage.github`)."""
-    path = Path(spec)
-    if path.is_file():
-        return issue_from_file(path)
+    """A file path or `-` (stdin) in any shape `issuetriage.records` reads, or OWNER/REPO#N
+    (needs `issuetriage.github`)."""
+    if spec == STDIN or Path(spec).is_file():
+        issues = read_issues(spec)
+        if len(issues) != 1:
+            raise UserError(f"{spec}: holds {len(issues)} issues; scrub reads one")
+        return issues[0]
     match = _REF.match(spec)
     if match:
         return fetch_issue(match.group(1), int(match.group(2)))
     raise UserError(f"{spec!r} is neither a JSON file nor OWNER/REPO#N")
-
-
-def issue_from_file(path: Path) -> Issue:
-    """GitHub issue JSON, optionally {"issue": {...}, "comments": [...]}, with comments inline."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise UserError(f"cannot read issue file {path}: {exc}") from exc
-    if isinstance(data, dict) and isinstance(data.get("issue"), dict):
-        data = {**data["issue"], "comments": data.get("comments", [])}
-    try:
-        return Issue.model_validate(data)
-    except ValidationError as exc:
-        raise UserError(f"{path} is not an issue: {exc.errors()[0]['msg']}") from exc
 
 
 def fetch_issue(repo: str, number: int) -> Issue:

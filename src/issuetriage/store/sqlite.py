@@ -14,13 +14,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from pydantic import ValidationError
 
 from issuetriage.engine.effects import Effects
-from issuetriage.errors import StoreError, UserError, first_problem
+from issuetriage.errors import StoreError, UserError
 from issuetriage.judges.base import Judgment
 from issuetriage.models import Comment, Issue, Plan
 from issuetriage.policy import Policy
+from issuetriage.records import read_issues_jsonl
 
 
 @dataclass(frozen=True)
@@ -171,10 +171,7 @@ class Store:
 
     def untriaged(self, policy: Policy, repo: str | None = None) -> list[Issue]:
         """Open issues the bot has not handled: no triage marker and no oncall routing."""
-        markers = {policy.bot.triaged, policy.bot.bot_triaged}
-        return [i for i in self.issues(repo)
-                if i.state == "open" and not i.is_pull_request
-                and not markers & set(i.labels) and not any(policy.is_oncall(l) for l in i.labels)]
+        return [i for i in self.issues(repo) if policy.skip_reason(i) is None]
 
     def count(self, table: str) -> int:
         if table not in {"issues", "comments", "audit"}:
@@ -276,69 +273,6 @@ class _Transaction:
                 raise StoreError(f"{self.path}: {self.failure} ({failed})") from None
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"{self.path}: {self.failure} ({exc})") from None
-
-
-def read_issues_jsonl(path: str | Path, repo: str | None = None) -> list[Issue]:
-    """Parse a JSONL file of issue records; a bad line (or an issue given twice) is a UserError
-    naming the line."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
-    issues = []
-    seen: dict[tuple[str, int], int] = {}
-    for lineno, line in enumerate(lines, 1):
-        if line.strip():
-            issue = parse_issue_record(line, f"{path}:{lineno}", repo)
-            problem = _unstorable(issue)
-            if problem:
-                raise UserError(f"{path}:{lineno}: {problem}")
-            first = seen.setdefault((issue.repo, issue.number), lineno)
-            if first != lineno:  # which record is meant is ambiguous: refuse rather than guess
-                raise UserError(f"{path}:{lineno}: {issue.ref} already at line {first}")
-            issues.append(issue)
-    return issues
-
-
-def _unstorable(issue: Issue) -> str | None:
-    """Why SQLite cannot hold `issue` (text with a lone surrogate), or None. Numbers are bounded
-    by the Issue model itself."""
-    for key, value in issue.model_dump().items():
-        try:
-            json.dumps(value, default=str, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            return f"{key}: not valid Unicode (a lone surrogate escape)"
-    return None
-
-
-def parse_issue_record(line: str, where: str, repo: str | None = None) -> Issue:
-    """One JSON issue record (our data files or GitHub's REST shape) → Issue."""
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{where}: malformed JSON ({exc.msg})") from None
-    return issue_from_record(data, where, repo)
-
-
-def issue_from_record(data: Any, where: str, repo: str | None = None) -> Issue:
-    """Validate a decoded record; the repo comes from the record, its URL or `repo`."""
-    if not isinstance(data, dict):
-        raise UserError(f"{where}: expected a JSON object, got {type(data).__name__}")
-    data = dict(data)
-    if "repo" not in data:
-        url = str(data.get("html_url") or data.get("url") or "")
-        if "github.com/" in url and "/issues/" in url:
-            host, tail = url.split("github.com/", 1)
-            parts = tail.split("/")
-            if host.endswith("api."):  # the REST URL: api.github.com/repos/OWNER/NAME/issues/N
-                parts = parts[1:]
-            data["repo"] = "/".join(parts[:2])
-        elif repo:
-            data["repo"] = repo
-    try:
-        return Issue.model_validate(data)
-    except ValidationError as exc:
-        raise UserError(f"{where}: {first_problem(exc, 'record')}") from None
 
 
 def _now() -> str:

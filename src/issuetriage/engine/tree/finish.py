@@ -26,9 +26,9 @@ def release_triage(ctx: Context, draft: Draft) -> Outcome | None:
     if draft.decision not in _UNREVIEWED:
         return None
     latest = ctx.policy.meta.release.latest_minor
-    if latest == "unknown":
+    if latest == "unknown" or not ctx.policy.bot.release_triage:
         return None
-    if ctx.policy.bot.high_priority in ctx.issue.labels:
+    if ctx.policy.bot.high_priority and ctx.policy.bot.high_priority in ctx.issue.labels:
         return Outcome("a maintainer marked it high priority", labels=(ctx.policy.bot.release_triage,))
     if latest in ctx.signals.versions:
         return Outcome(f"reported on the latest release {latest}",

@@ -1,9 +1,10 @@
-"""Step 4: the general queue gets module labels (specific over generic) and at most one type label."""
+"""Step 4: the general queue gets area labels (specific over generic) and at most one type label."""
 
 from __future__ import annotations
 
 from issuetriage.judges.base import Kind
 from issuetriage.models import Decision
+from issuetriage.policy import Policy
 from issuetriage.engine.tree.base import Context, Draft, Outcome
 
 MAX_MODULES = 3
@@ -18,20 +19,26 @@ def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
     confident = [s for s in judgment.confident(threshold)
                  if s.name in policy.labels and not policy.is_oncall(s.name)
                  and s.name not in policy.meta.type_labels and s.name not in policy.bot_label_names]
-    modules = [s.name for s in confident if s.name.startswith("module:")][:MAX_MODULES]
-    others = [s.name for s in confident if not s.name.startswith("module:")]
+    modules = [s.name for s in confident if policy.is_area(s.name)][:MAX_MODULES]
+    others = [s.name for s in confident if not policy.is_area(s.name)]
     labels = modules + others
     labels += [label for label in policy.implied(labels) if not policy.is_oncall(label)]
     type_label = _type_label(ctx)
     if type_label:
         labels.append(type_label)
-    if not any(label.startswith("module:") for label in (*modules, *draft.labels)):
-        return Outcome("no module label is confident enough: a human should route it",
+    if not any(policy.is_area(label) for label in (*modules, *draft.labels)):
+        return Outcome(f"no {_area_word(policy)} label is confident enough: a human should route it",
                        Decision.TRIAGE_REVIEW, labels=tuple(labels), review=True)
     why = "; ".join(f"{s.name} ({s.confidence:.2f}{': ' + s.reason if s.reason else ''})"
                     for s in confident[:6])
     return Outcome(f"general queue: {why}" if why else "general queue", Decision.LABEL,
                    labels=tuple(labels))
+
+
+def _area_word(policy: Policy) -> str:
+    """What the profile calls its area labels (`module:` → module), for reasons."""
+    area = policy.meta.families.area
+    return area[0].rstrip(":/ ") if area else "area"
 
 
 def _type_label(ctx: Context) -> str | None:

@@ -6,10 +6,6 @@ from issuetriage.evidence.matcher import matchers
 from issuetriage.models import Decision
 from issuetriage.engine.tree.base import Context, Draft, Outcome, routed_by_implication
 
-_DISPATCHER = "module: pt2-dispatcher"
-_INDUCTOR = "module: inductor"
-
-
 def _rubric_modules(ctx: Context) -> list[str]:
     """PT2 module labels the judge is confident of, corrected by backend bisection.
 
@@ -26,14 +22,15 @@ def _rubric_modules(ctx: Context) -> list[str]:
     if not modules and scored:
         modules = [max(scored, key=lambda s: (s.confidence, s.name)).name]
     explicit = matchers(policy).pt2_modules.hits(ctx.signals)
-    if _DISPATCHER in explicit:
-        modules = [_DISPATCHER] + [m for m in modules if m not in (_INDUCTOR, _DISPATCHER)]
+    front, back = pt2.frontend_label, pt2.backend_label
+    if front and front in explicit:
+        modules = [front] + [m for m in modules if m not in (back, front)]
     if pt2.helion_label:
         modules = [m for m in modules if m != pt2.helion_label]
         if pt2.helion_label in explicit:  # Helion only when the report names it
             modules.insert(0, pt2.helion_label)
-            if _INDUCTOR not in modules and ctx.signals.pieces & {"torch.compile", "inductor"}:
-                modules.append(_INDUCTOR)
+            if back and back not in modules and ctx.signals.pieces & set(pt2.compiler_words):
+                modules.append(back)
     return modules
 
 
@@ -55,11 +52,12 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
         modules.append(implied[1].name)  # the label that made it a PT2 issue goes with it
     rubric = set(policy.rules.pt2_modules) | {pt2.fallback_module}
     domain = [s.name for s in judgment.confident(policy.meta.thresholds.label)
-              if s.name.startswith("module:") and s.name not in modules and s.name not in rubric]
+              if policy.is_area(s.name) and s.name not in modules and s.name not in rubric]
     modules += domain[:2]
     labels += modules or [pt2.fallback_module]
-    cpu_only = matchers(policy).pt2_cpu_only.hits(ctx.signals) and "cuda" not in ctx.signals.backends
-    if judgment.score(pt2.cpu_label) >= route or (cpu_only and _INDUCTOR in labels):
+    cpu_only = (matchers(policy).pt2_cpu_only.hits(ctx.signals)
+                and not set(pt2.gpu_backends) & set(ctx.signals.backends))
+    if judgment.score(pt2.cpu_label) >= route or (cpu_only and pt2.backend_label in labels):
         labels.append(pt2.cpu_label)
     labels += [label for label in pt2.co_routes if judgment.score(label) >= route]
     labels += policy.implied(labels)

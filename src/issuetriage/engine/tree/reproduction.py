@@ -42,9 +42,11 @@ def numerical_edge_case(ctx: Context, draft: Draft) -> Outcome | None:
     """Step 1.6: precision and extreme-value reports get `module: edge cases` and the notes; a
     report a fuzzer found gets `topic: fuzzer` whether or not it is about numerics."""
     bot, threshold = ctx.policy.bot, ctx.policy.meta.thresholds.label
+    if not bot.edge_cases and not bot.fuzzer:
+        return None
     score, fuzzed = ctx.judgment.score(bot.edge_cases), ctx.judgment.score(bot.fuzzer)
-    fuzzer = (bot.fuzzer,) if fuzzed >= threshold else ()
-    if score < threshold:
+    fuzzer = (bot.fuzzer,) if bot.fuzzer and fuzzed >= threshold else ()
+    if not bot.edge_cases or score < threshold:
         return Outcome(f"found by a fuzzer ({fuzzed:.2f})", labels=fuzzer) if fuzzer else None
     return Outcome(f"numerical edge case ({score:.2f})", labels=(bot.edge_cases, *fuzzer),
                    templates=("numerical_accuracy",))

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from issuetriage.errors import UserError, first_problem
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
+from issuetriage.records import normalize_record
 
 
 @dataclass(frozen=True)
@@ -58,12 +59,13 @@ class Corpus:
 
 
 # Labels maintainers use when they close an issue as a usage question (any profile).
-QUESTION_MARKERS = frozenset({"better-on-discuss-forum", "question", "usage question"})
+QUESTION_MARKERS = frozenset({"question", "usage question"})
 
 
-def is_gold_question(example: Example) -> bool:
-    """A question marker label, or closed by maintainers without any content label."""
-    if QUESTION_MARKERS & set(example.raw_labels):
+def is_gold_question(example: Example, policy: Policy) -> bool:
+    """A question marker label (ours or the profile's), or closed by maintainers without any
+    content label."""
+    if (QUESTION_MARKERS | set(policy.meta.question_labels)) & set(example.raw_labels):
         return True
     return example.final_state == "closed" and not example.gold
 
@@ -71,7 +73,7 @@ def is_gold_question(example: Example) -> bool:
 def content_labels(policy: Policy) -> frozenset[str]:
     """Catalog labels that describe an issue's content, i.e. everything but process labels."""
     process = set(policy.meta.process_labels) | policy.bot_label_names
-    process |= {policy.bot.high_priority}
+    process |= {policy.bot.high_priority} - {""}
     return frozenset(name for name in policy.labels if name not in process)
 
 
@@ -114,6 +116,7 @@ def parse_line(text: str, line: int, policy: Policy) -> Example | CorpusProblem:
     problem = _record_problem(record)
     if problem:
         return CorpusProblem(line, problem)
+    record = normalize_record(record)  # `gh issue list --json ...` lines too
     try:
         issue = _to_issue(record, policy.meta.repo)
     except ValidationError as exc:

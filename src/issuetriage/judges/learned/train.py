@@ -131,8 +131,7 @@ def choose_thresholds(prob: np.ndarray, y: np.ndarray, labels: Sequence[str], po
                       config: TrainConfig) -> np.ndarray:
     """Own threshold for well-supported labels; one pooled threshold per group for the rest."""
     target = config.target_precision
-    groups = np.array([policy.labels[lab].group if lab in policy.labels else "other"
-                       for lab in labels])
+    groups = np.array([policy.group_of(lab) if lab in policy.labels else "other" for lab in labels])
     support = y.sum(axis=0)
     out = np.full(len(labels), NEVER)
     for group in set(groups):
@@ -172,7 +171,7 @@ def question_threshold(corpus: Corpus, prior: Judge | None, policy: Policy,
         judgment = prior.judge(example.issue, extract_signals(example.issue), policy)
         if judgment.kind is Kind.QUESTION:
             scores.append(judgment.kind_confidence)
-            truth.append(is_gold_question(example))
+            truth.append(is_gold_question(example, policy))
     if not scores:
         return NEVER
     return threshold_for_precision(np.array(scores), np.array(truth), config.question_precision,
