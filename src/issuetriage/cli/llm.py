@@ -115,6 +115,23 @@ def register(app: typer.Typer) -> None:
         """Print the request a model would get, without calling it. Example: issuetriage llm prompt 42.json"""
         typer.echo(show_prompt(file, number, profile))
 
+    @llm_app.command("requests")
+    def requests_cmd(
+        corpus: Annotated[Path, typer.Option("--corpus", help="Labelled JSONL issues.")],
+        out: Annotated[Path, typer.Option("--out", help="New folder for the request files.")],
+        sample: Annotated[int, typer.Option("--sample", min=1, help="How many labelled issues.")] = 60,
+        seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
+        prompt: Annotated[str, typer.Option("--prompt", help="Prompt style: catalog or shortlist.")] = "catalog",
+        profile: ProfileOpt = "pytorch",
+    ) -> None:
+        """Write the exact request for a fixed sample of issues, to record answers elsewhere.
+        Example: issuetriage llm requests --corpus dev.jsonl --out requests/"""
+        from issuetriage.evaluate.requests import export_requests
+
+        manifest = export_requests(corpus, out, sample, seed, prompt, profile)
+        typer.echo(f"{len(manifest['requests'])} requests ({manifest['prompt_style']}, prompt "
+                   f"{manifest['prompt_version']}) in {out}")
+
     @llm_app.command("config")
     def config_cmd(profile: ProfileOpt = "pytorch") -> None:
         """Show the configured model (never a key). Example: issuetriage llm config"""

@@ -281,6 +281,13 @@ class Policy:
             cache[label] = self.forbidden.reason(label)
         return cache[label]
 
+    @cached_property
+    def nameable_labels(self) -> tuple[str, ...]:
+        """Catalog labels a judge may propose: not forbidden, not the bot's own, not a process
+        label (maintainers' decisions such as `high priority`), in catalog order."""
+        process = set(self.meta.process_labels) | self.bot_label_names | {self.bot.high_priority}
+        return tuple(n for n in self.labels if not self.forbidden_reason(n) and n not in process)
+
     def is_oncall(self, label: str) -> bool:
         return label.startswith("oncall:")
 
