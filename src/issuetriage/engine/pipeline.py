@@ -32,7 +32,8 @@ def triage_with(issue: Issue, policy: Policy, judge: Judge | None = None) -> Out
     judgment = (judge or DEFAULT_JUDGE).judge(issue, signals, policy)
     proposed = propose(issue, signals, judgment, policy)
     result: GuardResult = guard(proposed, issue, policy)
-    return Outcome(result.plan, judgment, proposed, result.rejections, result.blocked_everything)
+    plan = result.plan.model_copy(update={"judge": judgment.judge})
+    return Outcome(plan, judgment, proposed, result.rejections, result.blocked_everything)
 
 
 def triage(issue: Issue, policy: Policy, judge: Judge | None = None) -> Plan:

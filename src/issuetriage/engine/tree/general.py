@@ -15,8 +15,8 @@ def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
     abstain when no module label is confident (or came from step 1.6)."""
     policy, judgment = ctx.policy, ctx.judgment
     threshold = policy.meta.thresholds.label
-    confident = [s for s in judgment.confident(threshold)
-                 if s.name in policy.labels and not policy.is_oncall(s.name)
+    # names outside the catalog go on to the guard, which rejects and reports them
+    confident = [s for s in judgment.confident(threshold) if not policy.is_oncall(s.name)
                  and s.name not in policy.meta.type_labels and s.name not in policy.bot_label_names]
     modules = [s.name for s in confident if s.name.startswith("module:")][:MAX_MODULES]
     others = [s.name for s in confident if not s.name.startswith("module:")]

@@ -9,6 +9,7 @@ close it" is not closed on the model's word alone.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from issuetriage.judges.base import Judge, Judgment, Kind
@@ -22,6 +23,7 @@ from issuetriage.models import Issue
 from issuetriage.policy import Policy
 from issuetriage.evidence.signals import Signals
 
+log = logging.getLogger(__name__)
 INVALID_ANSWER = "llm_invalid_answer"
 CLOSING_KINDS = frozenset({Kind.QUESTION, Kind.EXPECTED_BEHAVIOR})
 Pricer = Callable[[int, int], float]
@@ -73,8 +75,11 @@ def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue
         "reasoning": judgment.reasoning + note})
 
 
-def degraded(offline: Judgment, error: Exception) -> Judgment:
-    """The offline judgment, marked as a fallback so the audit log shows the outage."""
+def degraded(offline: Judgment, error: Exception, issue: Issue) -> Judgment:
+    """The offline judgment, marked as a fallback so the plan and the audit log show the outage,
+    and warned on stderr."""
+    log.warning("warning: %s: LLM unavailable (%s); the %s judge decided", issue.ref, error,
+                offline.judge)
     return offline.model_copy(update={
         "judge": f"{offline.judge}:llm-outage",
         "reasoning": f"LLM unavailable ({error}); the offline judge decided. {offline.reasoning}".strip(),
@@ -121,7 +126,7 @@ class LLMJudge:
         except ProviderOutage as exc:
             if offline is None:
                 raise
-            return degraded(offline, exc)
+            return degraded(offline, exc, issue)
 
     def ask(self, issue: Issue, signals: Signals, policy: Policy,
             offline: Judgment | None) -> Judgment:
@@ -180,7 +185,7 @@ class HybridJudge:
         try:
             return self.llm.ask(issue, signals, policy, offline)
         except ProviderOutage as exc:
-            return degraded(offline, exc)
+            return degraded(offline, exc, issue)
 
 
 def audit_extra(judgment: Judgment) -> dict[str, object]:
