@@ -149,8 +149,9 @@ class ReplayProvider:
                     raise UserError(f"{self.path}:{lineno}: a second answer for "
                                     f"{key[0]}#{key[1]}")
                 self.answers[key] = record
-                models.add(str(record.get("model") or "replay"))
-        self.model = f"replay:{models.pop()}" if len(models) == 1 else "replay"
+                models.add(str(record.get("model") or ""))
+        named = models.pop() if len(models) == 1 else ""
+        self.model = f"replay:{named}" if named else "replay"
 
     def complete(self, prompt: Prompt, retry_error: str | None = None) -> Reply:
         record = self.answers.get((prompt.repo, prompt.number))
