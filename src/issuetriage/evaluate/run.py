@@ -10,6 +10,7 @@ from typing import Any
 from issuetriage.errors import UserError
 from issuetriage.evaluate.replay import cross_validate, learned_factory
 from issuetriage.evaluate.report import build_report
+from issuetriage.evaluate.scoring import IssueResult
 from issuetriage.evidence.history import history_from_examples
 from issuetriage.judges.base import Judge
 from issuetriage.judges.factory import get_judge
@@ -68,6 +69,20 @@ def evaluate(corpus_path: str | Path, profile: str = "pytorch", judge: str = "he
     when the judge learns, history drawn only from there); `options.sample` scores a fixed
     random sample of labelled issues instead, with the rest as the training side.
     """
+    corpus, results, notes = replay_corpus(corpus_path, profile, judge, model_dir, folds, seed,
+                                           strict, config, options)
+    report = build_report(results, judge, str(corpus_path), folds,
+                          skipped=[str(p) for p in corpus.problems])
+    report["notes"] = notes
+    return report
+
+
+def replay_corpus(corpus_path: str | Path, profile: str = "pytorch", judge: str = "heuristic",
+                  model_dir: str | Path | None = None, folds: int = 1, seed: int = 0,
+                  strict: bool = False, config: TrainConfig = TrainConfig(),
+                  options: EvalOptions = EvalOptions()
+                  ) -> tuple[Corpus, list[IssueResult], list[str]]:
+    """The corpus, one scored result per replayed issue, and notes on how far to trust them."""
     if folds < 1:
         raise UserError("--folds must be at least 1")
     if model_dir is not None and judge == "heuristic":
@@ -92,8 +107,4 @@ def evaluate(corpus_path: str | Path, profile: str = "pytorch", judge: str = "he
             notes.append("the model was trained on this corpus: these numbers are optimistic")
     learns = judge == "learned" and model_dir is None
     make = judge_factory(judge, policy, model_dir, profile, config, options, learns)
-    results = cross_validate(corpus, policy, make, folds, seed, options.sample)
-    report = build_report(results, judge, str(corpus_path), folds,
-                          skipped=[str(p) for p in corpus.problems])
-    report["notes"] = notes
-    return report
+    return corpus, cross_validate(corpus, policy, make, folds, seed, options.sample), notes

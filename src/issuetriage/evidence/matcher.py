@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals, normalize_keyword
+from issuetriage.evidence.signals import Signals, affirmed, normalize_keyword
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,10 @@ class Matcher:
     def hits(self, signals: Signals, text: str | None = None) -> dict[str, list[Hit]]:
         """Every key that matched, with the evidence; `text` overrides where patterns look."""
         found: dict[str, list[Hit]] = {}
-        for norm in sorted(self.vocabulary.present(signals) & self._keyset, key=self._rank.__getitem__):
+        present = self.vocabulary.present(signals) & self._keyset
+        for norm in sorted(present, key=self._rank.__getitem__):
+            if not affirmed(signals, norm):
+                continue
             for key, kw in self._keywords[norm]:
                 found.setdefault(key, []).append(Hit(key, kw, norm))
         haystack = signals.text if text is None else text

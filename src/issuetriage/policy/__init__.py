@@ -124,6 +124,10 @@ class PT2Queue(Route):
     fallback_module: str
     co_routes: tuple[str, ...] = ()
     helion_label: str = ""
+    # queues whose issues are PT2 issues only with one of `compile_keywords` (torch.export
+    # traces name dynamo internals without being compile issues)
+    standalone: tuple[str, ...] = ()
+    compile_keywords: tuple[str, ...] = ()
 
 
 class Queues(_Strict):
