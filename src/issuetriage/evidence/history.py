@@ -53,10 +53,15 @@ class History:
         self.issues = tuple(i for i, labels in rows if labels)
         self.labels = tuple(labels for _, labels in rows if labels)
         self.numbers = np.array([i.number for i in self.issues], dtype=np.int64)
-        self._vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=1, max_df=0.5,
+        # words in half the issues say nothing, but only once there are enough issues to tell
+        self._vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=1,
+                                           max_df=0.5 if len(self.issues) >= 20 else 1.0,
                                            stop_words="english", token_pattern=r"(?u)\b[\w.]{2,}\b")
-        self._matrix = (self._vectorizer.fit_transform([_document(i) for i in self.issues])
-                        if self.issues else None)
+        try:
+            self._matrix = (self._vectorizer.fit_transform([_document(i) for i in self.issues])
+                            if self.issues else None)
+        except ValueError:  # no usable words at all (stop words only)
+            self._matrix = None
 
     def __len__(self) -> int:
         return len(self.issues)

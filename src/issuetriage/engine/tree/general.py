@@ -38,6 +38,10 @@ def _type_label(ctx: Context) -> str | None:
     """At most one of the profile's type labels, for feature requests only."""
     if ctx.judgment.kind is not Kind.FEATURE or ctx.judgment.kind_confidence < _TYPE_CONFIDENCE:
         return None
-    scored = [(ctx.judgment.score(name), name) for name in ctx.policy.meta.type_labels]
-    best_score, best = max(scored, default=(0.0, None))
-    return best if best and best_score >= ctx.policy.meta.thresholds.label else None
+    threshold = ctx.policy.meta.thresholds.label
+    sure = {name: ctx.judgment.score(name) for name in ctx.policy.meta.type_labels
+            if ctx.judgment.score(name) >= threshold}
+    # a more specific type label (redundancy.toml) wins over the generic one it refines
+    generic = {p.generic for p in ctx.policy.redundancy.pair if p.specific in sure}
+    scored = [(score, name) for name, score in sure.items() if name not in generic]
+    return max(scored)[1] if scored else None

@@ -41,6 +41,13 @@ def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"
     if config is None:
         raise ConfigError("no LLM configured: set ISSUETRIAGE_LLM_MODEL (and the provider's key)")
     offline = offline or _offline_judge(model_dir)
+    if history is None and config.history is not None:
+        from issuetriage.evidence.history import load_history
+        from issuetriage.policy import load_profile, load_profile_dir
+
+        policy = load_profile_dir(profile_root) if profile_root else load_profile()
+        history = load_history(config.history, policy)
+        repo = repo or policy.meta.repo
     replaying = config.provider == "replay"  # recorded answers are never cached as bought ones
     store = AnswerCache(default_cache_dir(config)) if cache and not replaying else None
     llm = LLMJudge(make_provider(config, repo), config.cost, store, offline, history, style)

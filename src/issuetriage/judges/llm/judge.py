@@ -9,7 +9,7 @@ close it" is not closed on the model's word alone.
 
 from __future__ import annotations
 
-import logging
+import sys
 from collections.abc import Callable
 
 from issuetriage.judges.base import Judge, Judgment, Kind
@@ -23,7 +23,6 @@ from issuetriage.models import Issue
 from issuetriage.policy import Policy
 from issuetriage.evidence.signals import Signals
 
-log = logging.getLogger(__name__)
 INVALID_ANSWER = "llm_invalid_answer"
 CLOSING_KINDS = frozenset({Kind.QUESTION, Kind.EXPECTED_BEHAVIOR})
 Pricer = Callable[[int, int], float]
@@ -78,8 +77,9 @@ def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue
 def degraded(offline: Judgment, error: Exception, issue: Issue) -> Judgment:
     """The offline judgment, marked as a fallback so the plan and the audit log show the outage,
     and warned on stderr."""
-    log.warning("warning: %s: LLM unavailable (%s); the %s judge decided", issue.ref, error,
-                offline.judge)
+    # on stderr, whoever calls: a plan or an eval must never pass an offline answer for the model's
+    sys.stderr.write(f"warning: {issue.ref}: LLM unavailable ({error}); the {offline.judge} "
+                     "judge decided\n")
     return offline.model_copy(update={
         "judge": f"{offline.judge}:llm-outage",
         "reasoning": f"LLM unavailable ({error}); the offline judge decided. {offline.reasoning}".strip(),
