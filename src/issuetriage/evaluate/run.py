@@ -69,6 +69,8 @@ def evaluate(corpus_path: str | Path, profile: str = "pytorch", judge: str = "he
     when the judge learns, history drawn only from there); `options.sample` scores a fixed
     random sample of labelled issues instead, with the rest as the training side.
     """
+    if model_dir is not None and judge == "heuristic":
+        judge = "learned"
     corpus, results, notes = replay_corpus(corpus_path, profile, judge, model_dir, folds, seed,
                                            strict, config, options)
     report = build_report(results, judge, str(corpus_path), folds,
