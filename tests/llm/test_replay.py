@@ -102,3 +102,11 @@ def test_history_from_another_repository_is_refused(tmp_path, capsys, corpus, mo
     code, out, err = run_cli(capsys, "plan", "--issue", str(corpus), "--judge", "llm")
     assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1
     assert "not from the profile's repository" in err
+
+
+def test_an_answer_recorded_for_another_request_is_not_used(tmp_path, capsys, corpus):
+    stale = [{**recorded(n), "prompt_digest": "0" * 64} for n in (10, 11)]
+    stale.append({**recorded(12), "prompt_version": "1999-01-01.1"})
+    code, report, err = eval_json(capsys, corpus, write(tmp_path / "a.jsonl", stale))
+    assert code == 0 and report["judged_by"] == {"heuristic:llm-outage": 3}
+    assert "recorded for another request" in err and "recorded for prompt 1999-01-01.1" in err

@@ -39,17 +39,25 @@ def _read_issue(path: Path, number: int | None):  # noqa: ANN202
     raise UserError(f"{path}: no issue numbered {number}")
 
 
-def show_prompt(path: Path, number: int | None, profile: str) -> str:
-    """The full request for one issue (system, user, schema) and its size."""
-    from issuetriage.judges.llm.prompt import build_prompt
+def show_prompt(path: Path, number: int | None, profile: str, style: str = "catalog") -> str:
+    """The full request for one issue (system, user, schema) and its size; history examples come
+    from $ISSUETRIAGE_LLM_HISTORY when it names a labelled corpus."""
+    from issuetriage.evaluate.requests import render_request
+    from issuetriage.evidence.history import load_history
     from issuetriage.evidence.signals import extract_signals
+    from issuetriage.judges.llm.judge import request
+    from issuetriage.judges.llm.prompt import PROMPT_VERSIONS
 
+    if style not in PROMPT_VERSIONS:
+        raise UserError(f"--prompt {style!r}: choose from {', '.join(PROMPT_VERSIONS)}")
     policy = load_profile(profile)
     issue = _read_issue(path, number)
     signals = extract_signals(issue)
-    prompt = build_prompt(issue, signals, policy, get_judge("heuristic").judge(issue, signals, policy))
-    return "\n\n".join([f"# SYSTEM\n{prompt.system}", f"# USER\n{prompt.user}",
-                        f"# SCHEMA\n{json.dumps(prompt.schema, indent=1)}",
+    source = os.environ.get("ISSUETRIAGE_LLM_HISTORY")
+    history = load_history(source, policy) if source else None
+    prompt = request(issue, signals, policy, get_judge("heuristic").judge(issue, signals, policy),
+                     history, style)
+    return "\n\n".join([render_request(prompt),
                         f"# SIZE\n{prompt.size} characters (~{prompt.size // 4} tokens, chars/4 "
                         f"estimate), prompt version {prompt.version}, digest {prompt.digest[:12]}"])
 
@@ -110,10 +118,11 @@ def register(app: typer.Typer) -> None:
     def prompt_cmd(
         file: Annotated[Path, typer.Argument(help="An issue (.json) or issues (.jsonl).")],
         number: Annotated[Optional[int], typer.Option("--number", help="Which issue of a .jsonl.")] = None,
+        prompt: Annotated[str, typer.Option("--prompt", help="Prompt style: catalog or shortlist.")] = "catalog",
         profile: ProfileOpt = "pytorch",
     ) -> None:
         """Print the request a model would get, without calling it. Example: issuetriage llm prompt 42.json"""
-        typer.echo(show_prompt(file, number, profile))
+        typer.echo(show_prompt(file, number, profile, prompt))
 
     @llm_app.command("requests")
     def requests_cmd(
