@@ -52,5 +52,37 @@ def main() -> None:
         print(f"{key:16s} {show[0]:>10s} {show[1]:>10s} {ratio:>7s} {target:>8s}")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] != "raw"):
     main()
+
+
+def raw_answers(corpus_path: Path, answers: Path, gate: float = 0.5) -> dict[str, float]:
+    """Recorded answers scored as they are, without tree or guard: the labels the model named
+    (confidence >= `gate`) that are content labels, against gold, on the issues answered; the
+    redirect rule of docs/evaluation.md applies (only oncall labels on redirect issues)."""
+    import json
+
+    from issuetriage.evaluate.scoring import set_prf
+    from issuetriage.judges.learned.corpus import content_labels, load_corpus
+    from issuetriage.policy import load_profile
+
+    policy = load_profile("pytorch")
+    allowed = content_labels(policy)
+    gold = {e.issue.number: e.gold for e in load_corpus(corpus_path, policy).examples}
+    pairs = []
+    for line in answers.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        named = frozenset(c["name"] for c in row["answer"]["labels"]
+                          if c["confidence"] >= gate and c["name"] in allowed)
+        truth = gold[row["number"]]
+        if truth & policy.redirect_labels:
+            truth = frozenset(x for x in truth if x.startswith("oncall:"))
+            named = frozenset(x for x in named if x.startswith("oncall:"))
+        pairs.append((truth, named))
+    return set_prf(pairs).to_json()
+
+
+if __name__ == "__main__" and len(sys.argv) > 3 and sys.argv[1] == "raw":
+    # PYTHONPATH=src python bench/quality.py raw CORPUS ANSWERS.jsonl [GATE]
+    print(raw_answers(Path(sys.argv[2]), Path(sys.argv[3]),
+                      float(sys.argv[4]) if len(sys.argv) > 4 else 0.5))

@@ -18,7 +18,8 @@ def test_plan_json_prints_one_plan_object(tmp_path, capsys):
     plan = json.loads(out)
     assert code == 0 and plan["number"] == 12 and "bot-triaged" in plan["labels_added"]
     assert set(plan) == {"repo", "number", "decision", "labels_added", "templates", "close", "body_edit",
-                         "transfer_repo", "trace"}
+                         "transfer_repo", "trace", "judge"}
+    assert plan["judge"] == "heuristic"
 
 
 def test_plan_jsonl_prints_one_plan_per_line(tmp_path, capsys):

@@ -145,6 +145,7 @@ class Plan(_Frozen):
     body_edit: str | None = None
     transfer_repo: str | None = None
     trace: tuple[TraceStep, ...] = ()
+    judge: str | None = None  # who judged (`heuristic`, `llm:MODEL`, `heuristic:llm-outage`, ...)
 
     @property
     def has_effect(self) -> bool:

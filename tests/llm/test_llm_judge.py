@@ -13,7 +13,8 @@ from issuetriage.errors import LLMError
 from issuetriage.judges.base import Kind
 from issuetriage.judges.llm.cache import AnswerCache
 from issuetriage.judges.llm.judge import INVALID_ANSWER, HybridJudge, LLMJudge, audit_extra
-from issuetriage.judges.llm.prompt import TOOL_NAME
+from issuetriage.engine.pipeline import triage_with
+from issuetriage.judges.llm.prompt import DEFAULT_STYLE, PROMPT_VERSIONS, TOOL_NAME
 from issuetriage.evidence.signals import extract_signals
 from llm_helpers import (PROVIDERS, FixedJudge, answer, dummy_env, make_issue, offline_judgment,  # noqa: F401
                          policy, provider_for, standin)
@@ -77,8 +78,8 @@ def test_request_uses_each_wire_format(provider, standin, policy):
         assert auth.startswith(expected)
 
 
+UNKNOWN_LABEL = answer(labels=[{"name": "sev0", "confidence": 1.0, "reason": "asked"}])
 BAD_ANSWERS = {
-    "unknown label": answer(labels=[{"name": "sev0", "confidence": 1.0, "reason": "asked"}]),
     "missing field": {k: v for k, v in answer().items() if k != "reasoning"},
     "extra field": answer(close=True),
     "confidence above one": answer(kind_confidence=3),
@@ -109,6 +110,24 @@ def test_two_violations_send_the_issue_to_review(standin, policy, dummy_env, mon
     assert judgment.labels == () and judgment.judge.endswith(":invalid")
     assert judgment.tokens_in == 2000 and judgment.cost_usd > 0
     assert len(standin.requests) == 2
+
+
+def test_shortlist_prompt_treats_an_unknown_label_as_a_schema_violation(standin, policy, dummy_env,
+                                                                        monkeypatch):
+    prov = provider_for("anthropic", standin.url, monkeypatch)
+    standin.push(UNKNOWN_LABEL, answer())
+    judgment = run(LLMJudge(prov, pricer, offline=FixedJudge(), style="shortlist"), policy)
+    assert judgment.labels[0].name == "module: linear algebra" and len(standin.requests) == 2
+
+
+def test_catalog_prompt_leaves_an_unknown_label_to_the_guard_which_rejects_it(standin, policy,
+                                                                            dummy_env, monkeypatch):
+    prov = provider_for("anthropic", standin.url, monkeypatch)
+    standin.push(UNKNOWN_LABEL)
+    outcome = triage_with(make_issue(), policy, LLMJudge(prov, pricer, offline=FixedJudge()))
+    assert len(standin.requests) == 1 and "sev0" not in outcome.plan.labels_added
+    assert any(r.item == "sev0" for r in outcome.rejections)
+    assert any(t.step == "guard" and "sev0" in t.outcome for t in outcome.plan.trace)
 
 
 @pytest.mark.parametrize("status", [429, 500, 503, 529])
@@ -167,7 +186,7 @@ def test_cache_misses_on_edited_issue_other_model_or_prompt_version(standin, pol
     run(LLMJudge(prov, pricer, cache, FixedJudge()), policy, make_issue(body="A different body, same bug."))
     prov.model = "claude-haiku-4-5"
     run(LLMJudge(prov, pricer, cache, FixedJudge()), policy)
-    monkeypatch.setattr("issuetriage.judges.llm.prompt.PROMPT_VERSION", "next")
+    monkeypatch.setitem(PROMPT_VERSIONS, DEFAULT_STYLE, "next")
     run(LLMJudge(prov, pricer, cache, FixedJudge()), policy)
     assert len(standin.requests) == 4 and len(cache) == 4
 

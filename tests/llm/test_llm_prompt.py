@@ -101,18 +101,22 @@ def test_prompt_is_deterministic_and_its_digest_follows_the_issue(policy):
     assert prompt_for(make_issue(body="changed"), policy).digest != a.digest
 
 
-def test_schema_agrees_with_the_validator(policy):
+@pytest.mark.parametrize("style", ["catalog", "shortlist"])
+def test_schema_agrees_with_the_validator(policy, style):
     jsonschema = pytest.importorskip("jsonschema")
-    prompt = prompt_for(make_issue(), policy, offline_judgment())
+    issue = make_issue()
+    prompt = build_prompt(issue, extract_signals(issue), policy, offline_judgment(), style=style)
     good = answer()
     jsonschema.validate(good, prompt.schema)
-    parse_answer(good, prompt.labels, prompt.templates, prompt.transfer_repos)
-    for bad in (answer(kind="panic"), answer(labels=[{"name": "sev0", "confidence": 1, "reason": ""}]),
-                answer(transfer_repo="evil/repo"), {**answer(), "close": True}):
+    parse_answer(good, prompt.label_check, prompt.templates, prompt.transfer_repos)
+    bad_answers = [answer(kind="panic"), answer(transfer_repo="evil/repo"), {**answer(), "close": True}]
+    if style == "shortlist":  # the catalog prompt leaves label names to the guard
+        bad_answers.append(answer(labels=[{"name": "sev0", "confidence": 1, "reason": ""}]))
+    for bad in bad_answers:
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, prompt.schema)
         with pytest.raises(SchemaViolation):
-            parse_answer(bad, prompt.labels, prompt.templates, prompt.transfer_repos)
+            parse_answer(bad, prompt.label_check, prompt.templates, prompt.transfer_repos)
 
 
 def test_schema_is_strict_every_property_required():

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from issuetriage.act.verify import Verdict, classify, verify
@@ -123,6 +123,7 @@ def act(applier: Applier, repo: str, number: int, policy: Policy, decider: Decid
     policy = applier.context(policy, before)
     decided = (decider or engine())(before, policy)
     result = guard(decided.proposed, before, policy)
+    result = replace(result, plan=result.plan.model_copy(update={"judge": decided.judge}))  # who decided
     effects = diff(result.plan, before, policy)
     info = {**(extra or {}), "where": applier.where,
             "rejections": [r.__dict__ for r in (*decided.refused, *result.rejections)]}

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from issuetriage.evaluate.report import format_text
-from issuetriage.evaluate.run import evaluate
+from issuetriage.evaluate.run import EvalOptions, evaluate
 from issuetriage.judges.learned.corpus import load_corpus
 from issuetriage.judges.learned.model import check_model_out, save_model
 from issuetriage.judges.learned.train import TrainConfig, train
@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
         corpus: CorpusOpt,
         profile: ProfileOpt = "pytorch",
         model: ModelOpt = None,
-        judge: Annotated[str, typer.Option("--judge", help="heuristic, learned or llm.")] = "heuristic",
+        judge: Annotated[str, typer.Option("--judge", help="heuristic, learned, llm or hybrid.")] = "heuristic",
         folds: Annotated[int, typer.Option("--folds", min=1, help="K-fold cross-validation (trains per fold).")] = 1,
         fmt: FormatOpt = Format.text,
         plot: Annotated[Optional[Path], typer.Option("--plot", help="Save the precision/coverage curve as PNG.")] = None,
@@ -80,10 +80,20 @@ def register(app: typer.Typer) -> None:
             help="With --folds and the learned judge: the precision per-fold thresholds aim for.")] = 0.9,
         prior_veto: PriorVetoOpt = TrainConfig.prior_veto,
         strict: StrictOpt = False,
+        neighbours: Annotated[int, typer.Option(
+            "--neighbours", min=0, help="Offline judges also take the vote of the K most similar "
+                                        "earlier labelled issues (0: off).")] = 0,
+        answers: Annotated[Optional[Path], typer.Option(
+            "--answers", help="Replay recorded LLM answers (JSONL, docs/llm.md) for llm/hybrid.")] = None,
+        prompt: Annotated[str, typer.Option("--prompt", help="LLM prompt style: catalog or shortlist.")] = "catalog",
+        sample: Annotated[Optional[int], typer.Option(
+            "--sample", min=1, help="Score a fixed random sample of N labelled issues (--seed); "
+                                    "the rest is history and training data.")] = None,
     ) -> None:
         """Replay labelled issues through the engine and score it. Example: issuetriage eval --corpus issues.jsonl --folds 5"""
         report = evaluate(corpus, profile, judge, model, folds, seed, strict,
-                          TrainConfig(target_precision=target_precision, prior_veto=prior_veto))
+                          TrainConfig(target_precision=target_precision, prior_veto=prior_veto),
+                          EvalOptions(neighbours, answers, prompt, sample))
         for problem in report["skipped_lines"]:
             typer.echo(f"warning: {corpus}: skipped {problem}", err=True)
         for note in report["notes"]:

@@ -29,21 +29,30 @@ def _read_issue(source: str, number: int | None) -> Issue:
     return found
 
 
-def build(source: str, number: int | None, profile: str):  # noqa: ANN201
-    """The request a model would get for one issue."""
-    from issuetriage.judges.llm.prompt import build_prompt
+def build(source: str, number: int | None, profile: str, style: str = "catalog"):  # noqa: ANN201
+    """The request a model would get for one issue; history examples come from
+    $ISSUETRIAGE_LLM_HISTORY when it names a labelled corpus."""
+    from issuetriage.evidence.history import load_history
     from issuetriage.evidence.signals import extract_signals
+    from issuetriage.judges.llm.judge import request
+    from issuetriage.judges.llm.prompt import PROMPT_VERSIONS
 
+    if style not in PROMPT_VERSIONS:
+        raise UserError(f"--prompt {style!r}: choose from {', '.join(PROMPT_VERSIONS)}")
     policy = load_profile(profile)
     issue = _read_issue(source, number)
     signals = extract_signals(issue)
-    return build_prompt(issue, signals, policy, get_judge("heuristic").judge(issue, signals, policy))
+    history_source = os.environ.get("ISSUETRIAGE_LLM_HISTORY")
+    history = load_history(history_source, policy) if history_source else None
+    return request(issue, signals, policy, get_judge("heuristic").judge(issue, signals, policy),
+                   history, style)
 
 
 def prompt_text(prompt) -> str:  # noqa: ANN001
     """The full request (system, user, schema) and its size, for people."""
-    return "\n\n".join([f"# SYSTEM\n{prompt.system}", f"# USER\n{prompt.user}",
-                        f"# SCHEMA\n{json.dumps(prompt.schema, indent=1)}",
+    from issuetriage.evaluate.requests import render_request
+
+    return "\n\n".join([render_request(prompt),
                         f"# SIZE\n{prompt.size} characters (~{prompt.size // 4} tokens, chars/4 "
                         f"estimate), prompt version {prompt.version}, digest {prompt.digest[:12]}"])
 
@@ -115,14 +124,35 @@ def register(app: typer.Typer) -> None:
     def prompt_cmd(
         file: Annotated[str, typer.Argument(help="An issue file (any shape `plan` reads); `-` reads stdin.")],
         number: Annotated[Optional[int], typer.Option("--number", help="Which issue of several.")] = None,
+        prompt: Annotated[str, typer.Option("--prompt", help="Prompt style: catalog or shortlist.")] = "catalog",
         profile: ProfileOpt = "pytorch",
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Print the request a model would get, without calling it. Example: issuetriage llm prompt 42.json"""
-        prompt = build(file, number, profile)
-        emit(fmt, {"system": prompt.system, "user": prompt.user, "schema": prompt.schema,
-                   "size": prompt.size, "version": prompt.version, "digest": prompt.digest},
-             prompt_text(prompt))
+        built = build(file, number, profile, prompt)
+        emit(fmt, {"system": built.system, "user": built.user, "schema": built.schema,
+                   "size": built.size, "version": built.version, "digest": built.digest},
+             prompt_text(built))
+
+    @llm_app.command("requests")
+    def requests_cmd(
+        corpus: Annotated[Path, typer.Option("--corpus", help="Labelled JSONL issues.")],
+        out: Annotated[Path, typer.Option("--out", help="New folder for the request files.")],
+        sample: Annotated[int, typer.Option("--sample", min=1, help="How many labelled issues.")] = 60,
+        seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
+        prompt: Annotated[str, typer.Option("--prompt", help="Prompt style: catalog or shortlist.")] = "catalog",
+        profile: ProfileOpt = "pytorch",
+        fmt: FormatOpt = Format.text,
+    ) -> None:
+        """Write the exact request for a fixed sample of issues, to record answers elsewhere.
+        Example: issuetriage llm requests --corpus dev.jsonl --out requests/"""
+        from issuetriage.evaluate.requests import export_requests
+
+        manifest = export_requests(corpus, out, sample, seed, prompt, profile)
+        emit(fmt, {"out": str(out), "requests": len(manifest["requests"]),
+                   "prompt_style": manifest["prompt_style"], "prompt_version": manifest["prompt_version"]},
+             f"{len(manifest['requests'])} requests ({manifest['prompt_style']}, prompt "
+             f"{manifest['prompt_version']}) in {out}")
 
     @llm_app.command("config")
     def config_cmd(profile: ProfileOpt = "pytorch", fmt: FormatOpt = Format.text) -> None:

@@ -17,6 +17,8 @@ def why(plan: Plan) -> str:
 def plan_text(plan: Plan) -> str:
     """A few lines a maintainer reads: decision, writes and the trace."""
     lines = [f"{plan.repo}#{plan.number}: {plan.decision.value}"]
+    if plan.judge:
+        lines.append(f"  judge:     {plan.judge}")
     if plan.labels_added:
         lines.append(f"  labels:    {', '.join(plan.labels_added)}")
     if plan.templates:

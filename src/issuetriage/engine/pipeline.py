@@ -39,8 +39,8 @@ def triage_with(issue: Issue, policy: Policy, judge: Judge | None = None) -> Out
     decided = decide(issue, policy, judge)
     assert decided.judgment is not None
     result: GuardResult = guard(decided.proposed, issue, policy)
-    return Outcome(result.plan, decided.judgment, decided.proposed, result.rejections,
-                   result.blocked_everything)
+    plan = result.plan.model_copy(update={"judge": decided.judge})
+    return Outcome(plan, decided.judgment, decided.proposed, result.rejections, result.blocked_everything)
 
 
 def triage(issue: Issue, policy: Policy, judge: Judge | None = None) -> Plan:

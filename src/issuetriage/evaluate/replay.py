@@ -24,7 +24,9 @@ def replay(examples: Sequence[Example], policy: Policy, judge: Judge, fold: int 
         outcome = triage_with(example.issue, policy, judge)
         gate = min(policy.meta.thresholds.label, policy.meta.thresholds.route)
         confidences = {s.name: s.confidence for s in outcome.judgment.confident(gate)}
-        results.append(score_issue(example, outcome.plan, confidences, policy, fold))
+        rejected = tuple(r.item for r in outcome.rejections if r.item not in policy.labels
+                         and r.item in {s.name for s in outcome.judgment.labels})
+        results.append(score_issue(example, outcome.plan, confidences, policy, fold, rejected))
     return results
 
 
@@ -34,14 +36,33 @@ def fold_indices(n: int, folds: int, seed: int = 0) -> list[np.ndarray]:
     return [np.sort(part) for part in np.array_split(order, folds)]
 
 
-def cross_validate(corpus: Corpus, policy: Policy, make_judge: Callable[[Corpus], Judge],
-                   folds: int, seed: int = 0) -> list[IssueResult]:
-    """K-fold: build a judge on K-1 folds (training when it learns), replay the held-out fold."""
-    results: list[IssueResult] = []
+def splits(corpus: Corpus, folds: int, seed: int = 0, sample: int | None = None
+           ) -> list[tuple[list[int], list[int]]]:
+    """(training side, scored side) index pairs: one fixed sample of labelled issues against the
+    rest, K folds each against the others, or (folds 1) the whole corpus on both sides, where
+    history still reaches only issues filed earlier."""
     n = len(corpus.examples)
-    for k, held in enumerate(fold_indices(n, folds, seed)):
+    if sample is not None:
+        from issuetriage.evaluate.requests import sample_split
+
+        held, rest = sample_split(corpus, sample, seed)
+        return [(rest, held)]
+    if folds <= 1:
+        return [(list(range(n)), list(range(n)))]
+    out = []
+    for held in fold_indices(n, folds, seed):
         held_set = set(held.tolist())
-        judge = make_judge(corpus.subset(i for i in range(n) if i not in held_set))
+        out.append(([i for i in range(n) if i not in held_set], held.tolist()))
+    return out
+
+
+def cross_validate(corpus: Corpus, policy: Policy, make_judge: Callable[[Corpus], Judge],
+                   folds: int, seed: int = 0, sample: int | None = None) -> list[IssueResult]:
+    """Build a judge on each split's training side (training when it learns), replay the
+    scored side."""
+    results: list[IssueResult] = []
+    for k, (train_side, held) in enumerate(splits(corpus, folds, seed, sample)):
+        judge = make_judge(corpus.subset(train_side))
         results += replay([corpus.examples[i] for i in held], policy, judge, fold=k)
     return results
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from issuetriage.evaluate.scoring import PRF, IssueResult, macro, per_label, set_prf
@@ -85,14 +85,20 @@ def build_report(results: Sequence[IssueResult], judge: str, corpus: str, folds:
         "abstain": {"issues": sum(r.abstained for r in results),
                     "rate": _rate(sum(r.abstained for r in results), len(results))},
         "decisions": _decisions(results),
+        "judged_by": _count(r.judge for r in results),
+        "guard_rejected_unknown_labels": _count(x for r in results for x in r.guard_rejected),
         "curve": curve(results),
     }
 
 
 def _decisions(results: Sequence[IssueResult]) -> dict[str, int]:
+    return _count(str(r.decision) for r in results)
+
+
+def _count(items: Iterable[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for r in results:
-        counts[str(r.decision)] = counts.get(str(r.decision), 0) + 1
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
     return dict(sorted(counts.items()))
 
 
@@ -118,6 +124,8 @@ def format_text(report: dict[str, Any], top: int = 25) -> str:
         f"{'n/a' if q['precision'] is None else format(q['precision'], '.3f')} "
         f"({q['correct']}/{q['closed']} closed issues)",
         f"  abstain (triage review) rate {ab['rate']:.3f} ({ab['issues']}/{report['issues']})",
+        "  judged by: " + ", ".join(f"{k or 'no judge'} {v}" for k, v in report["judged_by"].items()),
+        f"  unknown labels the guard rejected: {sum(report['guard_rejected_unknown_labels'].values())}",
         f"  labels added to unlabelled issues {lab['added_to_unlabelled_issues']}",
         *(f"  added by the {src}: precision {v['precision']:.3f} (tp {v['tp']}, fp {v['fp']})"
           for src, v in lab["by_source"].items()),

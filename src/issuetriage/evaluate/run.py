@@ -2,52 +2,111 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from issuetriage.errors import UserError
-from issuetriage.evaluate.replay import cross_validate, learned_factory, replay
+from issuetriage.evaluate.replay import cross_validate, learned_factory
 from issuetriage.evaluate.report import build_report
+from issuetriage.evaluate.scoring import IssueResult
+from issuetriage.evidence.history import history_from_examples
+from issuetriage.judges.base import Judge
 from issuetriage.judges.factory import get_judge
-from issuetriage.judges.learned.corpus import load_corpus
+from issuetriage.judges.learned.corpus import Corpus, load_corpus
 from issuetriage.judges.learned.train import TrainConfig
-from issuetriage.policy import load_profile
+from issuetriage.policy import Policy, load_profile
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """What `eval` adds to a judge: history (k neighbours, 0 = none), recorded LLM answers and
+    the prompt style, a fixed scored sample instead of the whole corpus."""
+
+    neighbours: int = 0
+    answers: Path | None = None
+    prompt: str = "catalog"
+    sample: int | None = None
+
+
+def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, profile: str,
+                  config: TrainConfig, options: EvalOptions,
+                  learns: bool) -> Callable[[Corpus], Judge]:
+    """Build the judge for one split from its training side: a model trained on it (when the
+    judge learns), and history drawn only from it."""
+    offline_name = "learned" if judge == "learned" or model_dir is not None else "heuristic"
+    train_learned = learned_factory(policy, get_judge("heuristic"), config) if learns else None
+    loaded = get_judge(offline_name, model_dir, profile=profile) if not learns else None
+
+    def make(train_corpus: Corpus) -> Judge:
+        offline = train_learned(train_corpus) if train_learned else loaded
+        history = history_from_examples(train_corpus.examples, policy)
+        if options.neighbours:
+            from issuetriage.judges.neighbours import NeighbourVote
+
+            offline = NeighbourVote(offline, history, options.neighbours)
+        if judge not in ("llm", "hybrid"):
+            return offline
+        from issuetriage.judges.llm import make_judge
+        from issuetriage.judges.llm.config import LLMConfig, load_config
+
+        llm_config = (LLMConfig(provider="replay", model="replay", answers=options.answers)
+                      if options.answers else load_config(policy.root))
+        return make_judge(llm_config, mode=judge, offline=offline, repo=policy.meta.repo,
+                          history=history, style=options.prompt)  # type: ignore[arg-type]
+
+    return make
 
 
 def evaluate(corpus_path: str | Path, profile: str = "pytorch", judge: str = "heuristic",
              model_dir: str | Path | None = None, folds: int = 1, seed: int = 0,
-             strict: bool = False, config: TrainConfig = TrainConfig()) -> dict[str, Any]:
+             strict: bool = False, config: TrainConfig = TrainConfig(),
+             options: EvalOptions = EvalOptions()) -> dict[str, Any]:
     """Replay a corpus through the engine and score it (docs/evaluation.md).
 
-    With `folds` > 1 and the learned judge, each fold trains its own model on the other folds;
-    other judges do not learn, so folds only group their results.
+    With `folds` > 1 each fold builds its judge from the other folds (a model trained there
+    when the judge learns, history drawn only from there); `options.sample` scores a fixed
+    random sample of labelled issues instead, with the rest as the training side.
     """
+    if model_dir is not None and judge == "heuristic":
+        judge = "learned"
+    corpus, results, notes = replay_corpus(corpus_path, profile, judge, model_dir, folds, seed,
+                                           strict, config, options)
+    report = build_report(results, judge, str(corpus_path), folds,
+                          skipped=[str(p) for p in corpus.problems])
+    report["notes"] = notes
+    return report
+
+
+def replay_corpus(corpus_path: str | Path, profile: str = "pytorch", judge: str = "heuristic",
+                  model_dir: str | Path | None = None, folds: int = 1, seed: int = 0,
+                  strict: bool = False, config: TrainConfig = TrainConfig(),
+                  options: EvalOptions = EvalOptions()
+                  ) -> tuple[Corpus, list[IssueResult], list[str]]:
+    """The corpus, one scored result per replayed issue, and notes on how far to trust them."""
     if folds < 1:
         raise UserError("--folds must be at least 1")
     if model_dir is not None and judge == "heuristic":
         judge = "learned"
-    if folds > 1 and judge == "learned" and model_dir is not None:
-        raise UserError("--folds trains a model per fold: leave out --model")
-    if folds == 1 and judge == "learned" and model_dir is None:
+    split = folds > 1 or options.sample is not None
+    if split and judge == "learned" and model_dir is not None:
+        raise UserError("--folds and --sample train a model per split: leave out --model")
+    if not split and judge == "learned" and model_dir is None:
         raise UserError("the learned judge needs --model MODEL_DIR, or --folds K to train per fold")
+    if options.answers is not None and judge not in ("llm", "hybrid"):
+        raise UserError("--answers replays recorded LLM answers: use --judge llm or hybrid")
     policy = load_profile(profile)
     corpus = load_corpus(corpus_path, policy, strict=strict)
     if folds > len(corpus.examples):
         raise UserError(f"--folds {folds} is more than the {len(corpus.examples)} usable issues")
     notes: list[str] = []
-    if judge == "learned" and folds > 1:
-        base = get_judge("heuristic")
-        results = cross_validate(corpus, policy, learned_factory(policy, base, config), folds, seed)
-    else:
-        built = get_judge(judge, model_dir, profile=profile)
-        model = getattr(built, "model", None)
-        if model is not None and getattr(model, "corpus_sha256", None) == corpus.sha256:
-            notes.append("the model was trained on this corpus: these numbers are optimistic")
-        if model is not None and model.profile != policy.name:
+    if model_dir is not None:
+        model = get_judge("learned", model_dir, profile=profile).model  # type: ignore[attr-defined]
+        if model.profile != policy.name:
             raise UserError(f"model was trained for profile {model.profile!r}, not {policy.name!r}")
-        results = (cross_validate(corpus, policy, lambda _: built, folds, seed) if folds > 1
-                   else replay(corpus.examples, policy, built))
-    report = build_report(results, judge, str(corpus_path), folds,
-                          skipped=[str(p) for p in corpus.problems])
-    report["notes"] = notes
-    return report
+        if model.corpus_sha256 == corpus.sha256:
+            notes.append("the model was trained on this corpus: these numbers are optimistic")
+    learns = judge == "learned" and model_dir is None
+    make = judge_factory(judge, policy, model_dir, profile, config, options, learns)
+    return corpus, cross_validate(corpus, policy, make, folds, seed, options.sample), notes

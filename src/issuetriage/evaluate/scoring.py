@@ -36,6 +36,8 @@ class IssueResult:
     judge_proposed: frozenset[str] = frozenset()
     plan_labels: tuple[str, ...] = ()
     fold: int = 0
+    judge: str = ""
+    guard_rejected: tuple[str, ...] = ()
 
     @property
     def labelled(self) -> bool:
@@ -48,7 +50,7 @@ def _oncall(labels: Iterable[str], policy: Policy) -> frozenset[str]:
 
 
 def score_issue(example: Example, plan: Plan, confidences: dict[str, float], policy: Policy,
-                fold: int = 0) -> IssueResult:
+                fold: int = 0, guard_rejected: tuple[str, ...] = ()) -> IssueResult:
     """Compare one guarded plan with the issue's gold labels.
 
     `confidences` are the judge's label scores at or above the tree's gate; an added label
@@ -76,7 +78,8 @@ def score_issue(example: Example, plan: Plan, confidences: dict[str, float], pol
         closed_question=plan.decision == Decision.CLOSE_QUESTION and plan.close,
         gold_question=is_gold_question(example, policy),
         judge_proposed=frozenset(lab for lab in pred_cmp if lab in confidences),
-        plan_labels=plan.labels_added, fold=fold,
+        plan_labels=plan.labels_added, fold=fold, judge=plan.judge or "",
+        guard_rejected=guard_rejected,
     )
 
 

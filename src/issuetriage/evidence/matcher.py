@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals, normalize_keyword
+from issuetriage.evidence.signals import Signals, affirmed, normalize_keyword
 
 
 @dataclass(frozen=True)
@@ -110,11 +110,16 @@ class Matcher:
             for pattern in patterns:
                 self._patterns.append((key, re.compile(pattern, re.I | re.M), required_literals(pattern)))
         self._keyset = frozenset(self._keywords)
+        # hits come back in the profile's keyword order, never set order: plans are byte-stable
+        self._rank = {norm: i for i, norm in enumerate(self._keywords)}
 
     def hits(self, signals: Signals, text: str | None = None) -> dict[str, list[Hit]]:
         """Every key that matched, with the evidence; `text` overrides where patterns look."""
         found: dict[str, list[Hit]] = {}
-        for norm in self.vocabulary.present(signals) & self._keyset:
+        present = self.vocabulary.present(signals) & self._keyset
+        for norm in sorted(present, key=self._rank.__getitem__):
+            if not affirmed(signals, norm):
+                continue
             for key, kw in self._keywords[norm]:
                 found.setdefault(key, []).append(Hit(key, kw, norm))
         haystack = signals.text if text is None else text

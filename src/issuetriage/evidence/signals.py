@@ -100,6 +100,27 @@ class Signals:
     memo: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
 
 
+# "no helion involved", "without torch.compile", "not using cuda": a mention that says the
+# thing is absent is no evidence for it
+_NEGATED_BY = (" no", " not", " without", " non", " never", " not using", " not use", " without using",
+               " no use of", " not related to", " unrelated to")
+
+
+def affirmed(signals: Signals, norm: str) -> bool:
+    """False only when every prose mention of the keyword `norm` is negated; a name seen only
+    inside a dotted token (code) counts as affirmed."""
+    joined, needle = signals.joined, f" {norm} "
+    at = joined.find(needle)
+    if at < 0:
+        return True
+    while at >= 0:
+        before = joined[max(0, at - 16):at]
+        if not before.endswith(_NEGATED_BY):
+            return True
+        at = joined.find(needle, at + 1)
+    return False
+
+
 def links_in(text: str) -> tuple[str, ...]:
     """The http(s) links in `text`, in order, without trailing punctuation."""
     if "http" not in text:

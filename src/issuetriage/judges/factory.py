@@ -45,6 +45,8 @@ def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profil
         from issuetriage.judges.llm import make_judge
         from issuetriage.policy import load_profile
 
-        root = load_profile(profile).root if profile else None
-        return make_judge(mode=name, model_dir=model_dir, profile_root=root, **options)
+        policy = load_profile(profile) if profile else None
+        options.setdefault("repo", policy.meta.repo if policy else None)
+        return make_judge(mode=name, model_dir=model_dir,
+                          profile_root=policy.root if policy else None, **options)
     raise UserError(f"unknown judge {name!r} (choose from {', '.join(JUDGES)})")

@@ -132,6 +132,10 @@ class PT2Queue(Route):
     compiler_words: tuple[str, ...] = ()
     # A CPU-only report goes to `cpu_label` unless one of these backends appears.
     gpu_backends: tuple[str, ...] = ()
+    # queues whose issues are PT2 issues only with one of `compile_keywords` (torch.export
+    # traces name dynamo internals without being compile issues)
+    standalone: tuple[str, ...] = ()
+    compile_keywords: tuple[str, ...] = ()
 
 
 class Queues(_Strict):
@@ -341,6 +345,13 @@ class Policy:
                 cache.clear()
             cache[label] = self.forbidden.reason(label)
         return cache[label]
+
+    @cached_property
+    def nameable_labels(self) -> tuple[str, ...]:
+        """Catalog labels a judge may propose: not forbidden, not the bot's own, not a process
+        label (maintainers' decisions such as `high priority`), in catalog order."""
+        process = set(self.meta.process_labels) | self.bot_label_names | {self.bot.high_priority}
+        return tuple(n for n in self.labels if not self.forbidden_reason(n) and n not in process)
 
     def is_oncall(self, label: str) -> bool:
         """A queue label (`families.queue`, or a queue `queues.toml` names): the issue belongs

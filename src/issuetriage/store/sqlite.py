@@ -208,7 +208,8 @@ class Store:
         cur = self.db.execute(
             "INSERT INTO audit (repo, number, recorded_at, judge, decision, plan, effects, applied, extra)"
             " VALUES (?,?,?,?,?,?,?,?,?)",
-            (plan.repo, plan.number, _now(), judge or (judgment.judge if judgment else "unknown"),
+            (plan.repo, plan.number, _now(),
+             judge or plan.judge or (judgment.judge if judgment else "unknown"),
              plan.decision.value, json.dumps(plan.to_json()),
              json.dumps(effects.__dict__ if effects else None), int(applied), json.dumps(info)))
         return int(cur.lastrowid or 0)

@@ -16,8 +16,8 @@ def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
     abstain when no module label is confident (or came from step 1.6)."""
     policy, judgment = ctx.policy, ctx.judgment
     threshold = policy.meta.thresholds.label
-    confident = [s for s in judgment.confident(threshold)
-                 if s.name in policy.labels and not policy.is_oncall(s.name)
+    # names outside the catalog go on to the guard, which rejects and reports them
+    confident = [s for s in judgment.confident(threshold) if not policy.is_oncall(s.name)
                  and s.name not in policy.meta.type_labels and s.name not in policy.bot_label_names]
     modules = [s.name for s in confident if policy.is_area(s.name)][:MAX_MODULES]
     others = [s.name for s in confident if not policy.is_area(s.name)]
@@ -45,6 +45,10 @@ def _type_label(ctx: Context) -> str | None:
     """At most one of the profile's type labels, for feature requests only."""
     if ctx.judgment.kind is not Kind.FEATURE or ctx.judgment.kind_confidence < _TYPE_CONFIDENCE:
         return None
-    scored = [(ctx.judgment.score(name), name) for name in ctx.policy.meta.type_labels]
-    best_score, best = max(scored, default=(0.0, None))
-    return best if best and best_score >= ctx.policy.meta.thresholds.label else None
+    threshold = ctx.policy.meta.thresholds.label
+    sure = {name: ctx.judgment.score(name) for name in ctx.policy.meta.type_labels
+            if ctx.judgment.score(name) >= threshold}
+    # a more specific type label (redundancy.toml) wins over the generic one it refines
+    generic = {p.generic for p in ctx.policy.redundancy.pair if p.specific in sure}
+    scored = [(score, name) for name, score in sure.items() if name not in generic]
+    return max(scored)[1] if scored else None

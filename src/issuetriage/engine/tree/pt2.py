@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from issuetriage.evidence.matcher import matchers
+from issuetriage.evidence.signals import affirmed, normalize_keyword
 from issuetriage.models import Decision
 from issuetriage.engine.tree.base import Context, Draft, Outcome, routed_by_implication
 
@@ -34,6 +35,18 @@ def _rubric_modules(ctx: Context) -> list[str]:
     return modules
 
 
+def _standalone(ctx: Context) -> bool:
+    """A confident standalone queue (pure torch.export) and no word of compiling: not PT2."""
+    pt2 = ctx.policy.queues.pt2
+    assert pt2 is not None
+    if not any(ctx.judgment.score(q) >= ctx.policy.meta.thresholds.route for q in pt2.standalone):
+        return False
+    words = {normalize_keyword(k) for k in pt2.compile_keywords}
+    signals = ctx.signals
+    return not any((w in signals.pieces or f" {w} " in signals.joined) and affirmed(signals, w)
+                   for w in words)
+
+
 def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
     """Step 2.5: oncall: pt2, at least one module label, CPU sub-queue, co-routing (distributed,
     export), and what those labels imply. A confident label that implies `oncall: pt2` (a
@@ -42,6 +55,8 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
     if pt2 is None:
         return None
     route = policy.meta.thresholds.route
+    if _standalone(ctx):
+        return None
     score = judgment.score(pt2.label)
     implied = routed_by_implication(ctx, {pt2.label}) if score < route else None
     if score < route and implied is None:

@@ -11,7 +11,8 @@ from typing import Literal
 
 from issuetriage.judges.base import Judge
 from issuetriage.judges.llm.config import LLMConfig, default_cache_dir, load_config
-from issuetriage.judges.llm.prompt import PROMPT_VERSION
+from issuetriage.evidence.history import History
+from issuetriage.judges.llm.prompt import DEFAULT_STYLE, PROMPT_VERSION
 from issuetriage.policy import Policy
 
 __all__ = ["PROMPT_VERSION", "LLMConfig", "configured_judge", "load_config", "make_judge"]
@@ -25,7 +26,9 @@ def _offline_judge(model_dir: str | Path | None) -> Judge:
 
 def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"] = "llm",
                offline: Judge | None = None, cache: bool = True,
-               model_dir: str | Path | None = None, profile_root: Path | None = None) -> Judge:
+               model_dir: str | Path | None = None, profile_root: Path | None = None,
+               repo: str | None = None, history: History | None = None,
+               style: str = DEFAULT_STYLE) -> Judge:
     """The LLM judge (every issue asked) or the hybrid judge (only unsure ones), from a config
     (default: the profile's llm.toml and the environment). The offline judge (heuristic, or the
     learned one when `model_dir` is given) supplies candidates, the fallback and hybrid routing."""
@@ -38,8 +41,16 @@ def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"
     if config is None:
         raise ConfigError("no LLM configured: set ISSUETRIAGE_LLM_MODEL (and the provider's key)")
     offline = offline or _offline_judge(model_dir)
-    store = AnswerCache(default_cache_dir(config)) if cache else None
-    llm = LLMJudge(make_provider(config), config.cost, store, offline)
+    if history is None and config.history is not None:
+        from issuetriage.evidence.history import load_history
+        from issuetriage.policy import load_profile, load_profile_dir
+
+        policy = load_profile_dir(profile_root) if profile_root else load_profile()
+        history = load_history(config.history, policy)
+        repo = repo or policy.meta.repo
+    replaying = config.provider == "replay"  # recorded answers are never cached as bought ones
+    store = AnswerCache(default_cache_dir(config)) if cache and not replaying else None
+    llm = LLMJudge(make_provider(config, repo), config.cost, store, offline, history, style)
     return HybridJudge(offline, llm, config.hybrid_threshold) if mode == "hybrid" else llm
 
 

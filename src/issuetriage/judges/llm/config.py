@@ -14,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from issuetriage.errors import ConfigError, first_problem
 
 ENV_PREFIX = "ISSUETRIAGE_LLM_"
-DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "bedrock": "", "openai": "OPENAI_API_KEY"}
-DEFAULT_MODEL = {"anthropic": "claude-sonnet-4-6"}
+DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "bedrock": "", "openai": "OPENAI_API_KEY",
+                   "replay": ""}
+DEFAULT_MODEL = {"anthropic": "claude-sonnet-4-6", "replay": "replay"}
 # USD per million tokens (in, out), matched by substring of the model name, first match wins.
 # Local models cost nothing; override with ISSUETRIAGE_LLM_PRICE_IN / _PRICE_OUT.
 # These are list prices as last checked, an estimate for the audit log, not an invoice.
@@ -30,7 +31,7 @@ class LLMConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    provider: Literal["anthropic", "bedrock", "openai"] = "anthropic"
+    provider: Literal["anthropic", "bedrock", "openai", "replay"] = "anthropic"
     model: str = Field(min_length=1)
     base_url: str | None = None
     api_key_env: str | None = None
@@ -42,6 +43,8 @@ class LLMConfig(BaseModel):
     cache_dir: Path | None = None
     price_in: float | None = Field(None, ge=0)
     price_out: float | None = Field(None, ge=0)
+    answers: Path | None = None  # the replay provider's recorded answers (docs/llm.md)
+    history: Path | None = None  # labelled issues of the profile's repo, for examples (JSONL)
 
     def api_key(self, env: Mapping[str, str] | None = None) -> str | None:
         """The key from the environment variable this config names (None for Bedrock's AWS chain)."""
@@ -63,7 +66,8 @@ class LLMConfig(BaseModel):
 
 
 _ENV_FIELDS = ("provider", "model", "base_url", "api_key_env", "region", "max_tokens", "timeout",
-               "max_retries", "hybrid_threshold", "cache_dir", "price_in", "price_out")
+               "max_retries", "hybrid_threshold", "cache_dir", "price_in", "price_out", "answers",
+               "history")
 
 
 def _profile_settings(profile_root: Path | None) -> dict[str, object]:

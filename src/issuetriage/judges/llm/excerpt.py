@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from issuetriage.models import Issue
+from issuetriage.models import Comment, Issue
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.S | re.M)
 _ENV_START = re.compile(r"collecting environment information|^pytorch version\s*:", re.I | re.M)
@@ -84,15 +84,43 @@ def clip(text: str, limit: int) -> str:
     return text[:head] + marker + text[len(text) - (keep - head):]
 
 
+def fence_safe(text: str) -> str:
+    """Keep issue text from opening or closing the request's own `<issue>`/`<voice>` fences."""
+    return re.sub(r"<(/?)(issue|voice)\b", r"<\1\2_", text, flags=re.I)
+
+
+def by_reporter(issue: Issue, comment: Comment) -> bool:
+    """A comment is the reporter's own only when both names are known and equal."""
+    return bool(comment.author) and comment.author == issue.author
+
+
+def bystander_comments(issue: Issue, max_comments: int = 3) -> int:
+    """How many of the comments a request shows were written by someone else than the reporter."""
+    return sum(not by_reporter(issue, c) for c in issue.comments[:max_comments])
+
+
 def issue_excerpt(issue: Issue, body_limit: int = 6000, comment_limit: int = 1200,
-                  max_comments: int = 3) -> str:
-    """Title, compacted body and the first comments, each within its budget."""
-    parts = [f"Title: {issue.title.strip()}",
-             f"Author association: {issue.author_association}",
-             "Body:", clip(compact(issue.body), body_limit) or "(empty)"]
+                  max_comments: int = 3, voices: bool = False) -> str:
+    """Title, compacted body and the first comments, each within its budget. With `voices`,
+    the reporter's text and each bystander's comment are fenced as such."""
+    body = clip(compact(issue.body), body_limit) or "(empty)"
+    if voices:
+        body = fence_safe(body)
+        parts = ['<voice="reporter">', f"Title: {fence_safe(issue.title.strip())}",
+                 f"Author association: {issue.author_association}", "Body:", body, "</voice>"]
+    else:
+        parts = [f"Title: {issue.title.strip()}",
+                 f"Author association: {issue.author_association}", "Body:", body]
     for i, comment in enumerate(issue.comments[:max_comments], 1):
-        who = "the author" if comment.author and comment.author == issue.author else "another user"
-        parts += [f"Comment {i} (by {who}):", clip(compact(comment.body), comment_limit)]
+        mine = by_reporter(issue, comment)
+        text = clip(compact(comment.body), comment_limit)
+        if voices:
+            text = fence_safe(text)
+            parts += [f'<voice="{"reporter" if mine else "bystander"}" comment="{i}">', text,
+                      "</voice>"]
+        else:
+            who = "the author" if mine else "another user"
+            parts += [f"Comment {i} (by {who}):", text]
     if len(issue.comments) > max_comments:
         parts.append(f"[{len(issue.comments) - max_comments} more comments omitted]")
     return "\n".join(parts)

@@ -9,11 +9,14 @@ close it" is not closed on the model's word alone.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from issuetriage.judges.base import CLOSING_KINDS, Judge, Judgment, Kind
 from issuetriage.judges.llm.cache import AnswerCache
-from issuetriage.judges.llm.prompt import Prompt, build_prompt
+from issuetriage.evidence.history import History
+from issuetriage.judges.llm.excerpt import bystander_comments
+from issuetriage.judges.llm.prompt import DEFAULT_STYLE, MAX_EXAMPLES, Prompt, build_prompt
 from issuetriage.judges.llm.providers import Provider, ProviderOutage
 from issuetriage.judges.llm.schema import SchemaViolation, parse_answer, to_judgment
 from issuetriage.models import Issue
@@ -46,8 +49,36 @@ def corroborate_close(judgment: Judgment, offline: Judgment | None, policy: Poli
                                        "reasoning": judgment.reasoning + note})
 
 
-def degraded(offline: Judgment, error: Exception) -> Judgment:
-    """The offline judgment, marked as a fallback so the audit log shows the outage."""
+def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue,
+                      policy: Policy) -> Judgment:
+    """Bystander comments cannot change kind or routing on their own: when the request showed
+    any, the model's kind, missing repro, transfer and oncall queue must match the offline
+    judge's (which reads only the reporter's text), or the offline judge's reading is kept."""
+    if offline is None or not bystander_comments(issue):
+        return judgment
+    model_queues = {s.name for s in judgment.labels if policy.is_oncall(s.name)}
+    offline_queues = {s.name for s in offline.labels if policy.is_oncall(s.name)}
+    same = (judgment.kind == offline.kind and judgment.missing_repro == offline.missing_repro
+            and judgment.transfer_repo == offline.transfer_repo and model_queues <= offline_queues)
+    if same:
+        return judgment
+    kept = tuple(s for s in judgment.labels if not policy.is_oncall(s.name))
+    kept += tuple(s for s in offline.labels if policy.is_oncall(s.name))
+    note = (" Bystander comments present: kind and routing kept from the offline judge, which "
+            "reads only the reporter's text.")
+    return judgment.model_copy(update={
+        "kind": offline.kind, "kind_confidence": min(judgment.kind_confidence, offline.kind_confidence),
+        "missing_repro": offline.missing_repro, "transfer_repo": offline.transfer_repo,
+        "transfer_confidence": offline.transfer_confidence, "labels": kept,
+        "reasoning": judgment.reasoning + note})
+
+
+def degraded(offline: Judgment, error: Exception, issue: Issue) -> Judgment:
+    """The offline judgment, marked as a fallback so the plan and the audit log show the outage,
+    and warned on stderr."""
+    # on stderr, whoever calls: a plan or an eval must never pass an offline answer for the model's
+    sys.stderr.write(f"warning: {issue.ref}: LLM unavailable ({error}); the {offline.judge} "
+                     "judge decided\n")
     return offline.model_copy(update={
         "judge": f"{offline.judge}:llm-outage",
         "reasoning": f"LLM unavailable ({error}); the offline judge decided. {offline.reasoning}".strip(),
@@ -64,13 +95,28 @@ def review(judge: str, error: str, tokens_in: int, tokens_out: int, cost: float)
                     tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
 
 
+def request(issue: Issue, signals: Signals, policy: Policy, offline: Judgment | None,
+            history: History | None, style: str = DEFAULT_STYLE,
+            examples: int = MAX_EXAMPLES) -> Prompt:
+    """The request for one issue: the prompt with its most similar earlier labelled issues."""
+    precedents = history.similar(issue, examples) if history is not None else ()
+    return build_prompt(issue, signals, policy, offline, precedents, style)
+
+
 class LLMJudge:
     """A model answers the tree's questions; the offline judge supplies candidates and fallback."""
 
     def __init__(self, provider: Provider, pricer: Pricer, cache: AnswerCache | None = None,
-                 offline: Judge | None = None) -> None:
+                 offline: Judge | None = None, history: History | None = None,
+                 style: str = DEFAULT_STYLE, examples: int = MAX_EXAMPLES) -> None:
         self.provider, self.pricer, self.cache, self.offline = provider, pricer, cache, offline
+        self.history, self.style, self.examples = history, style, examples
         self.name = f"llm:{provider.model}"
+
+    def prompt(self, issue: Issue, signals: Signals, policy: Policy,
+               offline: Judgment | None) -> Prompt:
+        """The request this judge sends for `issue` (its history examples included)."""
+        return request(issue, signals, policy, offline, self.history, self.style, self.examples)
 
     def judge(self, issue: Issue, signals: Signals, policy: Policy) -> Judgment:
         offline = self.offline.judge(issue, signals, policy) if self.offline else None
@@ -79,13 +125,14 @@ class LLMJudge:
         except ProviderOutage as exc:
             if offline is None:
                 raise
-            return degraded(offline, exc)
+            return degraded(offline, exc, issue)
 
     def ask(self, issue: Issue, signals: Signals, policy: Policy,
             offline: Judgment | None) -> Judgment:
         """One validated answer (cached, or bought with at most two calls); raises ProviderOutage."""
-        prompt = build_prompt(issue, signals, policy, offline)
+        prompt = self.prompt(issue, signals, policy, offline)
         judgment = self._cached(prompt, policy) or self._call(prompt, policy)
+        judgment = shield_bystanders(judgment, offline, issue, policy)
         return corroborate_close(judgment, offline, policy)
 
     def _cached(self, prompt: Prompt, policy: Policy) -> Judgment | None:
@@ -95,7 +142,8 @@ class LLMJudge:
         if hit is None:
             return None
         try:
-            answer = parse_answer(hit.answer, prompt.labels, prompt.templates, prompt.transfer_repos)
+            answer = parse_answer(hit.answer, prompt.label_check, prompt.templates,
+                                  prompt.transfer_repos)
         except SchemaViolation:
             return None
         return to_judgment(answer, policy, f"{self.name}:cached")
@@ -107,7 +155,7 @@ class LLMJudge:
             reply = self.provider.complete(prompt, retry_error=error)
             spent_in, spent_out = spent_in + reply.tokens_in, spent_out + reply.tokens_out
             try:
-                answer = parse_answer(reply.payload, prompt.labels, prompt.templates,
+                answer = parse_answer(reply.payload, prompt.label_check, prompt.templates,
                                       prompt.transfer_repos)
             except SchemaViolation as exc:
                 error = str(exc)
@@ -136,7 +184,7 @@ class HybridJudge:
         try:
             return self.llm.ask(issue, signals, policy, offline)
         except ProviderOutage as exc:
-            return degraded(offline, exc)
+            return degraded(offline, exc, issue)
 
 
 def audit_extra(judgment: Judgment) -> dict[str, object]:

@@ -8,10 +8,12 @@ offline judge); other client errors (bad key, unknown model) are LLMErrors the u
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
-from issuetriage.errors import ConfigError, LLMError
+from issuetriage.errors import ConfigError, LLMError, UserError
 from issuetriage.judges.llm.config import LLMConfig
 from issuetriage.judges.llm.prompt import TOOL_NAME, Prompt
 
@@ -124,8 +126,74 @@ def _require(module: str, extra: str) -> Any:
                           f"'issuetriage[{extra}]'") from None
 
 
-def make_provider(config: LLMConfig) -> Provider:
+class ReplayProvider:
+    """Answers recorded earlier (by a real key, or a model that read only the exported request),
+    replayed through the real path: schema validation, tree and guard. No key, no network.
+    The file is JSONL, one object a line: `repo`, `number`, `answer` (the form as JSON), and
+    optionally `model` and `prompt_version` (docs/llm.md). A missing answer is an outage, so
+    the judge falls back to the offline judge and says so."""
+
+    def __init__(self, path: Path, repo: str | None = None) -> None:
+        self.path = Path(path)
+        self.answers: dict[tuple[str, int], dict[str, Any]] = {}
+        models: set[str] = set()
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"{self.path}: cannot read recorded answers ({exc})") from None
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                record = _recorded(line, f"{self.path}:{lineno}", repo)
+                key = (record["repo"], record["number"])
+                if key in self.answers:
+                    raise UserError(f"{self.path}:{lineno}: a second answer for "
+                                    f"{key[0]}#{key[1]}")
+                self.answers[key] = record
+                models.add(str(record.get("model") or ""))
+        named = models.pop() if len(models) == 1 else ""
+        self.model = f"replay:{named}" if named else "replay"
+
+    def complete(self, prompt: Prompt, retry_error: str | None = None) -> Reply:
+        record = self.answers.get((prompt.repo, prompt.number))
+        if record is None:
+            raise ProviderOutage(f"no recorded answer for {prompt.repo}#{prompt.number}")
+        version = record.get("prompt_version")
+        if version is not None and version != prompt.version:
+            raise ProviderOutage(f"the answer for {prompt.repo}#{prompt.number} was recorded "
+                                 f"for prompt {version}, not {prompt.version}")
+        digest = record.get("prompt_digest")
+        if digest is not None and digest != prompt.digest:
+            raise ProviderOutage(f"the answer for {prompt.repo}#{prompt.number} was recorded "
+                                 f"for another request (digest {str(digest)[:12]})")
+        return Reply(record["answer"], 0, 0)
+
+
+def _recorded(line: str, where: str, repo: str | None) -> dict[str, Any]:
+    """One recording line, checked; UserError (exit 2) when it is not a usable record."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{where}: recorded answers must be JSONL ({exc.msg})") from None
+    if not isinstance(record, dict):
+        raise UserError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    number = record.get("number")
+    if not isinstance(record.get("repo"), str) or not isinstance(number, int) or isinstance(number, bool):
+        raise UserError(f"{where}: each answer needs \"repo\" (OWNER/NAME) and \"number\" (int)")
+    if repo is not None and record["repo"] != repo:
+        raise UserError(f"{where}: answer for {record['repo']}#{number}, not the profile's "
+                        f"repository {repo}")
+    if "answer" not in record:
+        raise UserError(f"{where}: missing field \"answer\"")
+    return record
+
+
+def make_provider(config: LLMConfig, repo: str | None = None) -> Provider:
     """Build the provider a config names; keys come only from the environment."""
+    if config.provider == "replay":
+        if config.answers is None:
+            raise ConfigError("the replay provider needs recorded answers "
+                              "(--answers FILE or $ISSUETRIAGE_LLM_ANSWERS)")
+        return ReplayProvider(config.answers, repo)
     common = {"max_retries": config.max_retries, "timeout": config.timeout}
     if config.provider == "anthropic":
         sdk = _require("anthropic", "anthropic")

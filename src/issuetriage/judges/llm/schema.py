@@ -65,15 +65,21 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
-def answer_schema(labels: Collection[str], templates: Collection[str],
+def answer_schema(labels: Collection[str] | None, templates: Collection[str],
                   transfer_repos: Collection[str]) -> dict[str, Any]:
-    """The JSON schema of `Answer`, with label, template and repo names pinned to this issue's
-    allowed values, in the strict form OpenAI and Anthropic tool schemas both accept."""
+    """The JSON schema of `Answer`, with template and repo names pinned to this issue's allowed
+    values, in the strict form OpenAI and Anthropic tool schemas both accept. Label names are
+    pinned too when `labels` is given; with None (the catalog prompt) the prompt lists them and
+    code checks them, so the schema stays small."""
     raw = Answer.model_json_schema()
     schema = _inline(raw, raw.get("$defs", {}))
     props = schema["properties"]
     props["kind"].setdefault("description", "What the issue is (see RULES).")
-    props["labels"]["items"]["properties"]["name"]["enum"] = sorted(labels)
+    name = props["labels"]["items"]["properties"]["name"]
+    if labels is None:
+        name.update(description="Exact label name from LABEL CATALOG.", maxLength=100)
+    else:
+        name["enum"] = sorted(labels)
     props["templates"]["items"]["enum"] = sorted(templates)
     props["transfer_repo"] = {"anyOf": [{"type": "string", "enum": sorted(transfer_repos)},
                                         {"type": "null"}],
@@ -84,9 +90,11 @@ def answer_schema(labels: Collection[str], templates: Collection[str],
     return schema
 
 
-def parse_answer(payload: Any, labels: Collection[str], templates: Collection[str],
+def parse_answer(payload: Any, labels: Collection[str] | None, templates: Collection[str],
                  transfer_repos: Collection[str]) -> Answer:
-    """Validate a provider's payload (dict or JSON text) against the schema; SchemaViolation if not."""
+    """Validate a provider's payload (dict or JSON text) against the schema; SchemaViolation if
+    not. With `labels` None, label names are left to the guard (which rejects and reports
+    names outside the catalog)."""
     if isinstance(payload, str):
         try:
             payload = json.loads(payload)
@@ -98,7 +106,7 @@ def parse_answer(payload: Any, labels: Collection[str], templates: Collection[st
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise SchemaViolation(f"answer field {where}: {first['msg']}") from None
-    unknown = [c.name for c in answer.labels if c.name not in labels]
+    unknown = [c.name for c in answer.labels if labels is not None and c.name not in labels]
     unknown += [t for t in answer.templates if t not in templates]
     if answer.transfer_repo is not None and answer.transfer_repo not in transfer_repos:
         unknown.append(answer.transfer_repo)
