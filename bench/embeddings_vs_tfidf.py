@@ -18,11 +18,11 @@ from scipy import sparse
 from sklearn.metrics import average_precision_score
 from sklearn.model_selection import KFold
 
+from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.learned.corpus import load_corpus
 from issuetriage.judges.learned.features import FeatureConfig, fit_vocabulary, issue_tokens
 from issuetriage.judges.learned.train import fit_linear
 from issuetriage.policy import load_profile
-from issuetriage.evidence.signals import extract_signals
 
 DEFAULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "pytorch-issues-dev.jsonl"
 

@@ -15,16 +15,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import DEV, repeated_corpus  # noqa: E402
-
 from issuetriage.engine.pipeline import triage  # noqa: E402
-from issuetriage.judges.heuristic import HeuristicJudge  # noqa: E402
+from issuetriage.evidence.signals import extract_signals  # noqa: E402
 from issuetriage.judges.base import Judge  # noqa: E402
+from issuetriage.judges.heuristic import HeuristicJudge  # noqa: E402
 from issuetriage.judges.learned.corpus import load_corpus  # noqa: E402
 from issuetriage.judges.learned.judge import LearnedJudge  # noqa: E402
 from issuetriage.judges.learned.train import train  # noqa: E402
 from issuetriage.models import Issue  # noqa: E402
 from issuetriage.policy import Policy, load_profile  # noqa: E402
-from issuetriage.evidence.signals import extract_signals  # noqa: E402
 
 
 def throughput(issues: list[Issue], policy: Policy, judge: Judge) -> float:

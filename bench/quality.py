@@ -16,7 +16,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import DEV  # noqa: E402
-
 from issuetriage.evaluate.run import evaluate  # noqa: E402
 
 # The issue's targets; its oncall accuracy is over routed issues (docs/evaluation.md).

@@ -21,9 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import DEV  # noqa: E402
-
-from issuetriage.evaluate.adjudicate import (adjudicated, controls, read_verdicts,  # noqa: E402
-                                             review_sample, write_review)
+from issuetriage.evaluate.adjudicate import adjudicated, controls, read_verdicts, review_sample, write_review  # noqa: E402
 from issuetriage.evaluate.run import EvalOptions, replay_corpus  # noqa: E402
 from issuetriage.evaluate.scoring import IssueResult  # noqa: E402
 from issuetriage.policy import load_profile  # noqa: E402

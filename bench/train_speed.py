@@ -14,7 +14,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import DEV, repeated_corpus  # noqa: E402
-
 from issuetriage.judges.heuristic import HeuristicJudge  # noqa: E402
 from issuetriage.judges.learned.corpus import load_corpus  # noqa: E402
 from issuetriage.judges.learned.train import train  # noqa: E402

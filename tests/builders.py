@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from issuetriage.judges.base import Judgment, Kind, LabelScore, MissingRepro
 from issuetriage.cli.app import main
+from issuetriage.judges.base import Judgment, Kind, LabelScore, MissingRepro
 from issuetriage.models import Comment, Issue
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

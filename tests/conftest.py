@@ -7,10 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from builders import SHARED
 from standin import StandIn
 
+from builders import SHARED
 from issuetriage.github.client import GitHubClient
 from issuetriage.github.retry import FakeClock
 from issuetriage.policy import Policy, load_profile

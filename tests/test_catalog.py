@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from issuetriage.evidence.matcher import Matcher
+from issuetriage.evidence.signals import extract_signals, normalize_keyword
 from issuetriage.models import Issue
 from issuetriage.policy import load_profile
-from issuetriage.evidence.signals import extract_signals, normalize_keyword
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "pytorch-triage"
 POLICY = load_profile("pytorch")

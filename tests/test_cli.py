@@ -6,7 +6,6 @@ import pytest
 
 from builders import run_cli
 
-
 ISSUE = {"repo": "pytorch/pytorch", "number": 12, "title": "DataLoader with num_workers hangs",
          "body": "Iterating a torch.utils.data.DataLoader with num_workers=2 hangs forever.\n\n```python\nfrom torch.utils.data import DataLoader\n```"}
 
@@ -112,6 +111,7 @@ def test_run_on_a_missing_or_corrupt_store(tmp_path, capsys):
 
 def test_demo_exercises_every_decision(capsys):
     from rich.console import Console
+
     from issuetriage.cli.engine import demo
     rows = demo(Console(file=open("/dev/null", "w")))
     decisions = {plan.decision.value for _, plan in rows}

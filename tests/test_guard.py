@@ -4,12 +4,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from issuetriage.engine.pipeline import triage
+from builders import make_issue
 from issuetriage.engine.guard import guard
+from issuetriage.engine.pipeline import triage
 from issuetriage.models import CLOSING_DECISIONS, Decision, Plan
 from issuetriage.policy import load_profile
-
-from builders import make_issue
 
 POLICY = load_profile("pytorch")
 CATALOG = sorted(POLICY.labels)

@@ -9,8 +9,8 @@ import pytest
 
 from issuetriage.cli.app import main
 from issuetriage.errors import UserError
-from issuetriage.policy.importer import write_atomically
 from issuetriage.policy import FILES, load_profile, load_profile_dir
+from issuetriage.policy.importer import write_atomically
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "pytorch-triage"
 BASE = load_profile("pytorch")

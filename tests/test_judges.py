@@ -2,12 +2,11 @@
 
 import pytest
 
-from issuetriage.errors import UserError
-from issuetriage.judges.heuristic import HeuristicJudge
-from issuetriage.judges.factory import get_judge
-from issuetriage.evidence.signals import extract_signals
-
 from builders import make_issue
+from issuetriage.errors import UserError
+from issuetriage.evidence.signals import extract_signals
+from issuetriage.judges.factory import get_judge
+from issuetriage.judges.heuristic import HeuristicJudge
 
 
 @pytest.fixture

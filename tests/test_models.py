@@ -1,9 +1,8 @@
 import pytest
 from pydantic import ValidationError
 
-from issuetriage.models import Decision, Issue, Plan
-
 from builders import make_issue
+from issuetriage.models import Decision, Issue, Plan
 
 
 def test_issue_needs_only_repo_number_title_body():

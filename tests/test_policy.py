@@ -105,10 +105,9 @@ def test_implication_cycles_end(profile_copy):
 
 
 def test_the_general_queue_never_adds_an_implied_oncall_label(profile_copy):
-    from issuetriage.evidence.signals import extract_signals
-    from issuetriage.engine.tree import propose
-
     from builders import make_issue, make_judgment
+    from issuetriage.engine.tree import propose
+    from issuetriage.evidence.signals import extract_signals
 
     labels = profile_copy / "labels.toml"
     labels.write_text(labels.read_text().replace(

@@ -1,7 +1,6 @@
+from builders import make_issue
 from issuetriage.evidence.matcher import Matcher, required_literals
 from issuetriage.evidence.signals import extract_signals, ngrams_of, normalize_keyword, tokens_of
-
-from builders import make_issue
 
 BODY = """### Describe the bug
 Calling `torch.linalg.svd` on CUDA fails.

@@ -3,13 +3,12 @@ import sqlite3
 
 import pytest
 
+from builders import make_issue
 from issuetriage.engine.effects import diff
 from issuetriage.engine.pipeline import triage_with
 from issuetriage.errors import StoreError, UserError
 from issuetriage.models import Decision, Plan
 from issuetriage.store.sqlite import MIGRATIONS, Store
-
-from builders import make_issue
 
 
 def write_jsonl(path, records):

@@ -2,13 +2,12 @@
 
 import pytest
 
-from issuetriage.judges.base import Kind, MissingRepro
-from issuetriage.models import Decision
+from builders import make_issue, make_judgment
+from issuetriage.engine.tree import propose
 from issuetriage.evidence.downloads import REMOVAL_NOTICE
 from issuetriage.evidence.signals import extract_signals
-from issuetriage.engine.tree import propose
-
-from builders import make_issue, make_judgment
+from issuetriage.judges.base import Kind, MissingRepro
+from issuetriage.models import Decision
 
 
 def plan_for(policy, issue=None, judgment=None):
@@ -237,8 +236,9 @@ def test_step5b_release_triage(policy, body, labels, flagged):
 
 
 def test_step5b_never_with_unknown_release(policy):
-    from issuetriage.policy import Meta, Release
     import copy
+
+    from issuetriage.policy import Meta, Release
     unknown = copy.copy(policy)
     unknown.meta = Meta.model_validate({**policy.meta.model_dump(), "release": Release(latest_minor="unknown")})
     plan = plan_for(unknown, make_issue(body="PyTorch version: 2.9.1", labels=["high priority"]),

@@ -39,8 +39,8 @@ import oracle  # noqa: E402
 from issuetriage.scrub.astedit import count_lines  # noqa: E402
 from issuetriage.scrub.expected import distinctive, parse_failure  # noqa: E402
 from issuetriage.scrub.minimize import minimize  # noqa: E402
-from issuetriage.scrub.outcome import Oracle  # noqa: E402
 from issuetriage.scrub.model import RunResult  # noqa: E402
+from issuetriage.scrub.outcome import Oracle  # noqa: E402
 from issuetriage.scrub.warm import imported_modules  # noqa: E402
 
 

@@ -3,9 +3,8 @@
 import json
 import sys
 
-from pysource_minimize import minimize
-
 from oracle import interesting, record
+from pysource_minimize import minimize
 
 spec = json.load(open(sys.argv[1]))
 source = open(sys.argv[2]).read()

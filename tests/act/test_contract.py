@@ -19,8 +19,8 @@ from issuetriage.github.apply import GitHubApplier
 from issuetriage.github.client import GitHubClient
 from issuetriage.github.retry import FakeClock, RetryPolicy
 from issuetriage.models import Issue
-from issuetriage.store.applier import StoreApplier
 from issuetriage.records import issue_from_record
+from issuetriage.store.applier import StoreApplier
 from issuetriage.store.sqlite import Store
 
 REPO = "pytorch/pytorch"

@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-
 from issuetriage.github.workflows import install_source, render
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -43,7 +43,7 @@ def corpus_records(per_topic: int = 14, seed: int = 3) -> list[dict]:
     """Deterministic synthetic issues; `labels` are the final labels maintainers applied."""
     rng = random.Random(seed)
     records, number = [], 100
-    for topic, (labels, titles, bodies) in TOPICS.items():
+    for _topic, (labels, titles, bodies) in TOPICS.items():
         for _ in range(per_topic):
             op = rng.choice(OPS)
             body = " ".join(rng.sample(bodies, len(bodies))) + f"\n\nThe op is `torch.{op}`."

@@ -10,8 +10,8 @@ import pytest
 from builders import make_issue, run_cli
 from issuetriage.evaluate.replay import cross_validate
 from issuetriage.evidence.history import History, history_from_examples
-from issuetriage.judges.neighbours import NeighbourVote
 from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.neighbours import NeighbourVote
 
 from .conftest import corpus_records, write_jsonl
 

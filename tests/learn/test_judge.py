@@ -9,14 +9,14 @@ import pytest
 from builders import make_issue
 from issuetriage.engine.pipeline import triage_with
 from issuetriage.errors import ModelError
-from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Kind
+from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.judges.learned import load_judge, save_model
 from issuetriage.judges.learned.judge import LearnedJudge, bands, engine_confidence
 from issuetriage.judges.learned.thresholds import NEVER
 from issuetriage.judges.learned.train import train
 from issuetriage.models import Decision
-from issuetriage.evidence.signals import extract_signals
 
 from .conftest import SMALL
 

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from issuetriage.errors import ModelError
+from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.judges.learned.model import load_model, save_model
 from issuetriage.judges.learned.thresholds import NEVER
 from issuetriage.judges.learned.train import train
-from issuetriage.evidence.signals import extract_signals
 
 from .conftest import SMALL
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from builders import make_issue
 from issuetriage.errors import UserError
+from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.learned.corpus import Corpus
 from issuetriage.judges.learned.features import FeatureConfig, fit_vocabulary, issue_tokens
 from issuetriage.judges.learned.thresholds import NEVER, threshold_for_precision
 from issuetriage.judges.learned.train import TrainConfig, suggested_implications, train
-from issuetriage.evidence.signals import extract_signals
 
-from builders import make_issue
 from .conftest import SMALL
 
 

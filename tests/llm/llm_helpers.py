@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
+from issuetriage.evidence.signals import Signals
 from issuetriage.judges.base import Judgment, Kind, LabelScore
 from issuetriage.judges.llm.config import LLMConfig
 from issuetriage.judges.llm.providers import Provider, make_provider
 from issuetriage.models import Comment, Issue
-from issuetriage.policy import Policy, load_profile
-from issuetriage.evidence.signals import Signals
-from llm_standin import Server, StandIn
-
+from issuetriage.policy import Policy
 
 PROVIDERS = ("anthropic", "bedrock", "bedrock-sigv4", "openai")
 
@@ -85,24 +82,3 @@ def provider_for(kind: str, url: str, monkeypatch: pytest.MonkeyPatch) -> Provid
 # Fixtures (imported by the test modules: a conftest.py here would shadow tests/conftest.py).
 
 
-@pytest.fixture(scope="session")
-def policy() -> Policy:
-    return load_profile("pytorch")
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with Server() as state:
-        yield state
-
-
-@pytest.fixture
-def dummy_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-not-a-key")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy-not-a-key")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDUMMYDUMMYDUMMY")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "dummy-secret")
-    monkeypatch.setenv("AWS_REGION", "us-east-1")
-    monkeypatch.delenv("AWS_BEARER_TOKEN_BEDROCK", raising=False)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
-    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)

@@ -11,21 +11,20 @@ from typing import Any
 
 import anyio
 import pytest
+from llm_helpers import provider_for
 
+from issuetriage.agents.mcp_server import build_server
+from issuetriage.agents.session import Session, StoreBackend
 from issuetriage.engine.effects import diff
 from issuetriage.engine.pipeline import triage
-from issuetriage.judges.heuristic import HeuristicJudge
-from issuetriage.judges.base import Judgment, Kind, LabelScore
-from issuetriage.agents.session import Session, StoreBackend
-from issuetriage.judges.llm.judge import LLMJudge
-from issuetriage.agents.mcp_server import build_server
-from issuetriage.models import CLOSING_DECISIONS, Comment, Issue, Plan
-from issuetriage.policy import Policy
 from issuetriage.evidence.downloads import download_links, redact
 from issuetriage.evidence.signals import Signals, extract_signals
+from issuetriage.judges.base import Judgment, Kind, LabelScore
+from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.llm.judge import LLMJudge
+from issuetriage.models import CLOSING_DECISIONS, Comment, Issue, Plan
+from issuetriage.policy import Policy
 from issuetriage.store.sqlite import Store
-from llm_helpers import dummy_env, policy, provider_for, standin  # noqa: F401
-from llm_standin import Scripted
 
 CASES = [json.loads(line) for line in
          (Path(__file__).parent / "injection" / "cases.jsonl").read_text().splitlines() if line]

@@ -8,17 +8,16 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from llm_helpers import PROVIDERS, FixedJudge, answer, make_issue, offline_judgment, provider_for
+from llm_standin import Scripted, Server
 
+from issuetriage.engine.pipeline import triage_with
 from issuetriage.errors import LLMError
+from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Kind
 from issuetriage.judges.llm.cache import AnswerCache
 from issuetriage.judges.llm.judge import INVALID_ANSWER, HybridJudge, LLMJudge, audit_extra
-from issuetriage.engine.pipeline import triage_with
 from issuetriage.judges.llm.prompt import DEFAULT_STYLE, PROMPT_VERSIONS, TOOL_NAME
-from issuetriage.evidence.signals import extract_signals
-from llm_helpers import (PROVIDERS, FixedJudge, answer, dummy_env, make_issue, offline_judgment,  # noqa: F401
-                         policy, provider_for, standin)
-from llm_standin import Scripted, Server
 
 PRICE = (3.0, 15.0)
 

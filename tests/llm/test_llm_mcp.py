@@ -10,12 +10,12 @@ from pathlib import Path
 
 import anyio
 import pytest
+from llm_helpers import make_issue
 
-from issuetriage.judges.heuristic import HeuristicJudge
-from issuetriage.agents.session import Session, StoreBackend, similar_by_words
 from issuetriage.agents.mcp_server import build_server
+from issuetriage.agents.session import Session, StoreBackend, similar_by_words
+from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.store.sqlite import Store
-from llm_helpers import make_issue, policy  # noqa: F401
 
 REPO = "pytorch/pytorch"
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -139,9 +139,10 @@ def test_the_mcp_command_serves_over_stdio(store, tmp_path):
 
 
 def test_plan_command_with_the_llm_judge_calls_the_configured_model(tmp_path, monkeypatch, capsys):
-    from issuetriage.cli.app import main
     from llm_helpers import answer
     from llm_standin import Server
+
+    from issuetriage.cli.app import main
 
     issue = tmp_path / "issue.json"
     issue.write_text(json.dumps({"repo": REPO, "number": 11, "title": "svd crash",

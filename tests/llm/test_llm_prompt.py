@@ -9,20 +9,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from llm_helpers import FixedJudge, answer, make_issue, offline_judgment, provider_for
+from llm_standin import Scripted
 
-from issuetriage.errors import ConfigError
 from issuetriage.engine.pipeline import triage_with
+from issuetriage.errors import ConfigError
+from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Kind
 from issuetriage.judges.llm.config import LLMConfig, load_config
 from issuetriage.judges.llm.excerpt import clip, compact, issue_excerpt
 from issuetriage.judges.llm.judge import HybridJudge, LLMJudge
 from issuetriage.judges.llm.prompt import build_prompt, candidate_labels
 from issuetriage.judges.llm.schema import SchemaViolation, answer_schema, parse_answer
-from issuetriage.evidence.signals import extract_signals
 from issuetriage.store.sqlite import Store
-from llm_helpers import (FixedJudge, answer, dummy_env, make_issue, offline_judgment,  # noqa: F401
-                         policy, provider_for, standin)
-from llm_standin import Scripted
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ENV_DUMP = "\n".join(["Collecting environment information...", "PyTorch version: 2.9.0+cu128",

@@ -3,13 +3,14 @@ marks which text is the reporter's; bystander comments cannot change kind or rou
 
 from __future__ import annotations
 
+from llm_helpers import answer, make_issue, offline_judgment
+
 from issuetriage.evidence.history import Precedent
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Kind, LabelScore
 from issuetriage.judges.llm.judge import shield_bystanders
 from issuetriage.judges.llm.prompt import build_prompt
 from issuetriage.judges.llm.schema import parse_answer
-from llm_helpers import answer, make_issue, offline_judgment
 
 
 def catalog_prompt(policy, issue=None, precedents=()):

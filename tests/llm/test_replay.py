@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from llm_helpers import answer
 
 from builders import run_cli
-from llm_helpers import answer
 
 ISSUES = [
     {"number": 10, "title": "torch.linalg.svd crashes on CUDA tensors", "labels": ["module: linear algebra"],

@@ -1,8 +1,7 @@
 import pytest
+from scrub_helpers import make_issue
 
 from issuetriage.scrub.actionable import screen
-
-from scrub_helpers import make_issue
 
 
 @pytest.mark.parametrize(("kw", "label"), [

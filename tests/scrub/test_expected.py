@@ -1,8 +1,7 @@
 import sys
 from pathlib import Path
 
-from issuetriage.scrub.expected import (add_wrong_result_assertion, distinctive, expected_from_text,
-                                        parse_failure)
+from issuetriage.scrub.expected import add_wrong_result_assertion, distinctive, expected_from_text, parse_failure
 from issuetriage.scrub.model import Interpreter, Outcome
 from issuetriage.scrub.outcome import classify
 from issuetriage.scrub.sandbox import run_script

@@ -4,7 +4,6 @@ import json
 import sys
 
 import pytest
-
 from scrub_helpers import block, fake_library, make_issue
 from typer.testing import CliRunner
 

@@ -4,13 +4,13 @@ import ast
 
 from issuetriage.scrub.astedit import count_lines
 from issuetriage.scrub.expected import parse_failure
+from issuetriage.scrub.holders import holder_edits
 from issuetriage.scrub.minimize import minimize
 from issuetriage.scrub.model import Expected, Outcome
 from issuetriage.scrub.outcome import Oracle, classify, in_library
+from issuetriage.scrub.rewrite import copy_edits
 from issuetriage.scrub.sandbox import SCRIPT, run_script
 from issuetriage.scrub.transforms import apply_edits, flatten_edits, inline_edits
-from issuetriage.scrub.rewrite import copy_edits
-from issuetriage.scrub.holders import holder_edits
 
 BLOATED = '''
 """Reproduces a failure in fakelib.combine."""

@@ -1,6 +1,5 @@
 """The sandbox really isolates: no network, no writes outside scratch, no host home or env."""
 
-import os
 import socket
 import sys
 import threading
@@ -129,6 +128,6 @@ def test_interpreter_and_library_under_tmp_stay_visible(tmp_path):
     lib.mkdir()
     (lib / "tinylib.py").write_text("VALUE = 42\n")
     interp = Interpreter("tmp-venv", env_dir / "bin" / "python", pythonpath=(lib,))
-    result = run_script("import sys, tinylib\nprint(tinylib.VALUE, sys.prefix == %r)\n" % str(env_dir),
+    result = run_script(f"import sys, tinylib\nprint(tinylib.VALUE, sys.prefix == {str(env_dir)!r})\n",
                         interp, Limits(timeout_s=60))
     assert result.stdout == "42 True\n", result.stderr

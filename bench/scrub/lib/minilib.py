@@ -43,7 +43,7 @@ def topo_order(graph: dict[str, list[str]]) -> list[str]:
 
 def tokenize(text: str) -> list[str]:
     tokens, current, quote = [], "", None
-    for pos, ch in enumerate(text):
+    for _pos, ch in enumerate(text):
         if quote:
             if ch == quote:
                 tokens.append(current)

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from issuetriage.act.verify import Verdict, classify, verify
+from issuetriage.engine.decided import Decided
 from issuetriage.engine.effects import Effects, diff
 from issuetriage.engine.guard import Rejection, guard
-from issuetriage.engine.decided import Decided
 from issuetriage.judges.base import Judge, Judgment
 from issuetriage.models import Issue, Plan
 from issuetriage.policy import Policy

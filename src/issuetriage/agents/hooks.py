@@ -106,7 +106,7 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
         from issuetriage.act.flow import ReadOnly, act
         from issuetriage.engine.decided import Decided
         policy = policy() if callable(policy) else policy
-        judge = offline or _Heuristic()
+        judge: Judge = offline or _Heuristic()  # type: ignore[assignment]  # a Judge, loaded lazily
         refused: list[str] = []
 
         def decided(issue: Issue, policy: Policy) -> Decided:

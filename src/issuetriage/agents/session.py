@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from issuetriage.act.flow import Applier, act
 from issuetriage.agents.proposal import Ask, build
-from issuetriage.engine.guard import Rejection
 from issuetriage.engine.decided import Decided
+from issuetriage.engine.guard import Rejection
 from issuetriage.evidence.signals import tokens_of
 from issuetriage.judges.base import Judge
 from issuetriage.judges.llm.excerpt import clip, compact, issue_excerpt

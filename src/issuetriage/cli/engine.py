@@ -12,15 +12,14 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
+from issuetriage.cli.options import Format, FormatOpt, IssueFileOpt, JudgeOpt, ModelOpt, ProfileOpt, StoreOpt, emit
+from issuetriage.cli.render import plan_text, plans_table, why
 from issuetriage.engine.pipeline import triage_with
 from issuetriage.judges.factory import get_judge
 from issuetriage.models import Plan
 from issuetriage.policy import load_profile
-from issuetriage.cli.render import plan_text, plans_table, why
 from issuetriage.records import read_issues, read_issues_jsonl
 from issuetriage.store.sqlite import Store
-from issuetriage.cli.options import (Format, FormatOpt, IssueFileOpt, JudgeOpt, ModelOpt, ProfileOpt,
-                                     StoreOpt, emit)
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "demo_issues.jsonl"
 

@@ -11,10 +11,9 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
+from issuetriage.cli.options import Format, FormatOpt, JudgeOpt, ModelOpt, OptionalStoreOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
-from issuetriage.cli.options import (Format, FormatOpt, JudgeOpt, ModelOpt, OptionalStoreOpt,
-                                     ProfileOpt, StoreOpt, emit)
 
 if TYPE_CHECKING:
     from issuetriage.act.flow import Report
@@ -45,9 +44,9 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     """Run one live triage through the one flow; returns the exit code (1 when the outcome check
     says no_action)."""
     from issuetriage.act.flow import PULL_REQUEST, act, engine
-    from issuetriage.live.demotion import holder
     from issuetriage.github.apply import GitHubApplier
     from issuetriage.judges.factory import get_judge
+    from issuetriage.live.demotion import holder
     from issuetriage.store.sqlite import Store
 
     repo, number = parse_ref(ref)
@@ -201,8 +200,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog OWNER/REPO --limit 20 --apply"""
         from issuetriage.github.backlog import backlog, parse_age
-        from issuetriage.live.demotion import holder
         from issuetriage.judges.factory import get_judge
+        from issuetriage.live.demotion import holder
         from issuetriage.store.sqlite import Store
 
         check_repo(repo)

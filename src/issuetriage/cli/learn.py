@@ -7,13 +7,13 @@ from typing import Annotated, Optional
 
 import typer
 
+from issuetriage.cli.options import Format, FormatOpt, ModelOpt, ProfileOpt, emit
 from issuetriage.evaluate.report import format_text
 from issuetriage.evaluate.run import EvalOptions, evaluate
 from issuetriage.judges.learned.corpus import load_corpus
 from issuetriage.judges.learned.model import check_model_out, save_model
 from issuetriage.judges.learned.train import TrainConfig, train
 from issuetriage.policy import load_profile
-from issuetriage.cli.options import Format, FormatOpt, ModelOpt, ProfileOpt, emit
 
 CorpusOpt = Annotated[Path, typer.Option("--corpus", help="JSONL issues with their final labels.")]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Reject the corpus on its first bad line "

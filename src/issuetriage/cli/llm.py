@@ -3,21 +3,19 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from issuetriage.cli.options import STORE_ENV, Format, FormatOpt, ProfileOpt, emit
 from issuetriage.errors import UserError
 from issuetriage.judges.factory import get_judge
-from issuetriage.policy import load_profile
 from issuetriage.models import Issue
+from issuetriage.policy import load_profile
 from issuetriage.records import read_issues
 from issuetriage.store.sqlite import Store
-from issuetriage.cli.options import STORE_ENV, Format, FormatOpt, ProfileOpt, emit
-
 
 
 def _read_issue(source: str, number: int | None) -> Issue:

@@ -13,9 +13,9 @@ from rich.table import Table
 
 from issuetriage.cli.options import Format, FormatOpt, emit
 from issuetriage.errors import UserError
+from issuetriage.policy import PROFILES_DIR, LabelSpec, Policy, load_profile, profile_problems
 from issuetriage.policy.importer import import_profile
 from issuetriage.policy.init import init_profile
-from issuetriage.policy import PROFILES_DIR, LabelSpec, Policy, load_profile, profile_problems
 
 GROUPS = ("area", "queue", "topic", "other")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"--now {now!r}: expected an ISO date or time") from None
         with Store(store, create=False) as db:
             due = follow_up(db, load_profile(profile), when, apply)
-        rows = [{"issue": item.issue.ref, "decision": item.plan.decision.value,
+        rows: list[dict[str, Any]] = [{"issue": item.issue.ref, "decision": item.plan.decision.value,
                  "templates": list(item.plan.templates), "close": item.plan.close} for item in due]
         emit(fmt, {"applied": apply, "follow_ups": rows},
              "\n".join([*(f"{r['issue']}\t{r['decision']}\t{', '.join(r['templates'])}" for r in rows),

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceStep
-from issuetriage.policy import Policy
 from issuetriage.evidence.downloads import REMOVAL_NOTICE, download_links, redact
 from issuetriage.evidence.signals import links_in
 from issuetriage.live.followup import reminded_without_reply
+from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceStep
+from issuetriage.policy import Policy
 
 
 @dataclass(frozen=True)

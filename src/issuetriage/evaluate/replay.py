@@ -50,9 +50,9 @@ def splits(corpus: Corpus, folds: int, seed: int = 0, sample: int | None = None
     if folds <= 1:
         return [(list(range(n)), list(range(n)))]
     out = []
-    for held in fold_indices(n, folds, seed):
-        held_set = set(held.tolist())
-        out.append(([i for i in range(n) if i not in held_set], held.tolist()))
+    for fold in fold_indices(n, folds, seed):
+        held_set = set(fold.tolist())
+        out.append(([i for i in range(n) if i not in held_set], fold.tolist()))
     return out
 
 

@@ -40,12 +40,13 @@ def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, prof
     loaded = get_judge(offline_name, model_dir, profile=profile) if not learns else None
 
     def make(train_corpus: Corpus) -> Judge:
-        offline = train_learned(train_corpus) if train_learned else loaded
+        offline: Judge | None = train_learned(train_corpus) if train_learned else loaded
+        assert offline is not None
         history = history_from_examples(train_corpus.examples, policy)
         if options.neighbours:
             from issuetriage.judges.neighbours import NeighbourVote
 
-            offline = NeighbourVote(offline, history, options.neighbours)
+            offline = NeighbourVote(offline, history, options.neighbours)  # type: ignore[assignment]  # a Judge
         if judge not in ("llm", "hybrid"):
             return offline
         from issuetriage.judges.llm import make_judge
@@ -53,8 +54,8 @@ def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, prof
 
         llm_config = (LLMConfig(provider="replay", model="replay", answers=options.answers)
                       if options.answers else load_config(policy.root))
-        return make_judge(llm_config, mode=judge, offline=offline, repo=policy.meta.repo,
-                          history=history, style=options.prompt)  # type: ignore[arg-type]
+        return make_judge(llm_config, mode=judge, offline=offline, repo=policy.meta.repo,  # type: ignore[arg-type]
+                          history=history, style=options.prompt)
 
     return make
 

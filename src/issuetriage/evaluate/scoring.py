@@ -13,7 +13,6 @@ from issuetriage.models import Decision, Plan
 from issuetriage.policy import Policy
 
 
-
 @dataclass(frozen=True)
 class IssueResult:
     """One replayed issue: the compared label sets and the facts the report counts."""

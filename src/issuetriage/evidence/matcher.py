@@ -7,8 +7,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from issuetriage.policy import Policy
 from issuetriage.evidence.signals import Signals, affirmed, normalize_keyword
+from issuetriage.policy import Policy
 
 
 @dataclass(frozen=True)

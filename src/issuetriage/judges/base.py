@@ -11,9 +11,9 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from issuetriage.evidence.signals import Signals
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals
 
 
 class Kind(StrEnum):

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from issuetriage.errors import UserError
-from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.judges.base import Judge
+from issuetriage.judges.heuristic import HeuristicJudge
 
 JUDGES = ("auto", "heuristic", "learned", "llm", "hybrid")
 
@@ -47,6 +47,6 @@ def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profil
 
         policy = load_profile(profile) if profile else None
         options.setdefault("repo", policy.meta.repo if policy else None)
-        return make_judge(mode=name, model_dir=model_dir,
+        return make_judge(mode=name, model_dir=model_dir,  # type: ignore[arg-type]  # name is llm or hybrid
                           profile_root=policy.root if policy else None, **options)
     raise UserError(f"unknown judge {name!r} (choose from {', '.join(JUDGES)})")

@@ -6,11 +6,11 @@ once, and a hit in the title counts more than one in the body. Low confidence me
 
 from __future__ import annotations
 
-from issuetriage.judges.base import Judgment, Kind, LabelScore, MissingRepro
 from issuetriage.evidence.matcher import Hit, matchers
+from issuetriage.evidence.signals import Signals
+from issuetriage.judges.base import Judgment, Kind, LabelScore, MissingRepro
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals
 
 _DECAY = 0.55
 _TITLE_WEIGHT = 1.5

@@ -240,7 +240,7 @@ def profile_files(repo: str, labels: Sequence[LabelIn], name: str, project: str)
     catalog = []
     for label in labels:
         spec: dict[str, object] = {"name": label.name, "description": label.description or ""}
-        if label.name not in human and not split_family(label.name)[0] in fam["human"]:
+        if label.name not in human and split_family(label.name)[0] not in fam["human"]:
             words = keywords[label.name] + (FEATURE_WORDS if label.name in type_labels else [])
             if words:
                 spec["keywords"] = words

@@ -17,10 +17,20 @@ from issuetriage.models import Issue
 from issuetriage.scrub import astedit
 from issuetriage.scrub.actionable import screen
 from issuetriage.scrub.bisect import bisect, probe_label
-from issuetriage.scrub.expected import add_wrong_result_assertion, expected_from_text, parse_failure, distinctive
+from issuetriage.scrub.expected import add_wrong_result_assertion, distinctive, expected_from_text, parse_failure
 from issuetriage.scrub.minimize import minimize
-from issuetriage.scrub.model import (BisectResult, Expected, Finding, Interpreter, Limits,
-                                     MinimizeResult, Outcome, ReproSource, RunResult, Stop)
+from issuetriage.scrub.model import (
+    BisectResult,
+    Expected,
+    Finding,
+    Interpreter,
+    Limits,
+    MinimizeResult,
+    Outcome,
+    ReproSource,
+    RunResult,
+    Stop,
+)
 from issuetriage.scrub.outcome import Oracle, classify, in_library
 from issuetriage.scrub.pick import pick_repro
 from issuetriage.scrub.safety import review

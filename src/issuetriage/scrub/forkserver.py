@@ -33,7 +33,6 @@ import sys
 import tempfile
 import time
 
-
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 

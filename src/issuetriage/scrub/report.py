@@ -6,8 +6,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from issuetriage.scrub.model import Outcome
 from issuetriage.scrub.flow import ScrubReport
+from issuetriage.scrub.model import Outcome
 
 _TAIL = 1500
 

@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-
 from issuetriage.engine.effects import Effects
 from issuetriage.errors import StoreError, UserError
 from issuetriage.judges.base import Judgment

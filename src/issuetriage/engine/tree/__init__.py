@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from issuetriage.judges.base import Judgment
-from issuetriage.models import Decision, Issue, Plan, TraceStep
-from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals
 from issuetriage.engine.tree.base import Context, Draft, Outcome, Step
 from issuetriage.engine.tree.finish import escalate, mark_bot_triaged, mark_triaged, release_triage
 from issuetriage.engine.tree.general import general_queue
 from issuetriage.engine.tree.pt2 import compile_issue
 from issuetriage.engine.tree.reproduction import downloaded_files, missing_reproduction, numerical_edge_case
 from issuetriage.engine.tree.routing import already_routed, secondary_queue, sibling_repo, usage_question
+from issuetriage.evidence.signals import Signals
+from issuetriage.judges.base import Judgment
+from issuetriage.models import Decision, Issue, Plan, TraceStep
+from issuetriage.policy import Policy
 
 # (number, name, function). Content steps stop at the first Outcome with stop=True.
 CONTENT_STEPS: tuple[tuple[str, str, Step], ...] = (

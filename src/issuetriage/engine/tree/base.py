@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
+from issuetriage.evidence.signals import Signals
 from issuetriage.judges.base import Judgment, LabelScore
 from issuetriage.models import Decision, Issue
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from issuetriage.models import Decision
 from issuetriage.engine.tree.base import Context, Draft, Outcome
+from issuetriage.models import Decision
 
 _UNREVIEWED = {Decision.LABEL, Decision.TRIAGE_REVIEW}
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from issuetriage.engine.tree.base import Context, Draft, Outcome
 from issuetriage.judges.base import Kind
 from issuetriage.models import Decision
 from issuetriage.policy import Policy
-from issuetriage.engine.tree.base import Context, Draft, Outcome
 
 MAX_MODULES = 3
 _TYPE_CONFIDENCE = 0.8

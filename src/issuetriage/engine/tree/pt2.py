@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from issuetriage.engine.tree.base import Context, Draft, Outcome, routed_by_implication
 from issuetriage.evidence.matcher import matchers
 from issuetriage.evidence.signals import affirmed, normalize_keyword
 from issuetriage.models import Decision
-from issuetriage.engine.tree.base import Context, Draft, Outcome, routed_by_implication
+
 
 def _rubric_modules(ctx: Context) -> list[str]:
     """PT2 module labels the judge is confident of, corrected by backend bisection.

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from issuetriage.engine.tree.base import Context, Draft, Outcome
+from issuetriage.evidence.downloads import REMOVAL_NOTICE, download_links, redact
 from issuetriage.judges.base import MissingRepro
 from issuetriage.models import Decision
-from issuetriage.evidence.downloads import REMOVAL_NOTICE, download_links, redact
-from issuetriage.engine.tree.base import Context, Draft, Outcome
 
 
 def downloaded_files(ctx: Context, draft: Draft) -> Outcome | None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from issuetriage.engine.tree.base import Context, Draft, Outcome, routed_by_implication
 from issuetriage.judges.base import Kind
 from issuetriage.models import Decision
-from issuetriage.engine.tree.base import Context, Draft, Outcome, routed_by_implication
 
 
 def already_routed(ctx: Context, draft: Draft) -> Outcome | None:

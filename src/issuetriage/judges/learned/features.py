@@ -14,7 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -89,6 +89,7 @@ class Vocabulary:
 
     tokens: tuple[str, ...]
     idf: np.ndarray
+    _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     @property
     def index(self) -> dict[str, int]:

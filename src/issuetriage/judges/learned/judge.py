@@ -17,13 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from issuetriage.errors import ModelError
+from issuetriage.evidence.signals import Signals
 from issuetriage.judges.base import Judge, Judgment, Kind, LabelScore
 from issuetriage.judges.learned.model import LearnedModel, load_model
 from issuetriage.judges.learned.thresholds import NEVER
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals
-
 
 # Labels below their threshold are still reported from this probability on, scaled below the
 # tree's gate, so a step that must pick one (the PT2 rubric) can rank them.
@@ -70,7 +69,7 @@ class LearnedJudge:
         confident = {s.name for s in base.labels
                      if s.confidence >= _gate(s.name, policy)} if base and keeping else set()
         candidates = set(np.flatnonzero(probs >= np.minimum(thresholds, _HINT)).tolist())
-        candidates |= {self.model.index(label) for label in confident} - {None}
+        candidates |= {j for j in map(self.model.index, confident) if j is not None}
         scores = []
         for j in sorted(candidates):
             label, p, t = labels[j], float(probs[j]), float(thresholds[j])
@@ -84,7 +83,7 @@ class LearnedJudge:
                     confidence=engine_confidence(p, t, high)))
             elif label in confident and p >= veto:
                 scores.append(LabelScore(
-                    name=label, reason=f"kept from {base.judge}: p={p:.2f} >= veto {veto:.2f}",
+                    name=label, reason=f"kept from {base.judge if base else 'the prior'}: p={p:.2f} >= veto {veto:.2f}",
                     confidence=round(low + (high - low) * min(p / t, 1.0) * 0.99, 4)))
             elif p >= min(t, _HINT):  # below the gate: the tree never acts on it, may rank by it
                 scores.append(LabelScore(

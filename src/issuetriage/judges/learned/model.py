@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from issuetriage.errors import ModelError
-from issuetriage.judges.learned.features import FeatureConfig, Vocabulary, issue_tokens
 from issuetriage.evidence.signals import Signals
+from issuetriage.judges.learned.features import FeatureConfig, Vocabulary, issue_tokens
 
 try:
     __version__ = version("issuetriage")
@@ -63,6 +63,7 @@ class LearnedModel:
     prior_veto: float = 1.01
     metrics: Mapping[str, Any] = field(default_factory=dict)
     training: Mapping[str, Any] = field(default_factory=dict)
+    _label_index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_label_index", {lab: j for j, lab in enumerate(self.labels)})
@@ -88,7 +89,7 @@ class LearnedModel:
 
     def index(self, label: str) -> int | None:
         """The label's column, None when the model has no classifier for it."""
-        return self._label_index.get(label)  # type: ignore[attr-defined]
+        return self._label_index.get(label)
 
     def threshold(self, label: str) -> float:
         """The confidence this label needs (prior-only labels use `prior_threshold`)."""
@@ -136,7 +137,7 @@ def save_model(model: LearnedModel, out_dir: str | Path) -> Path:
     staging.chmod(0o755)
     arrays = {name: np.asarray(getattr(model, name) if name != "idf" else model.vocabulary.idf)
               for name in ARRAYS}
-    np.savez_compressed(staging / "weights.npz", **arrays)
+    np.savez_compressed(staging / "weights.npz", **arrays)  # type: ignore[arg-type]
     (staging / "vocabulary.json").write_text(json.dumps(list(model.vocabulary.tokens)),
                                              encoding="utf-8")
     (staging / "manifest.json").write_text(json.dumps(_manifest(model), indent=2) + "\n",

@@ -21,6 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -28,15 +29,14 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold
 
 from issuetriage.errors import UserError
-from issuetriage.judges.base import Judge
-from issuetriage.judges.base import Kind
+from issuetriage.evidence.signals import Signals, extract_signals
+from issuetriage.judges.base import Judge, Kind
 from issuetriage.judges.learned.corpus import Corpus, is_gold_question
 from issuetriage.judges.learned.features import FeatureConfig, fit_vocabulary, issue_tokens
 from issuetriage.judges.learned.model import LearnedModel
 from issuetriage.judges.learned.thresholds import NEVER, threshold_for_precision
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals, extract_signals
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ def suggested_implications(golds: Sequence[frozenset[str]], policy: Policy, min_
     counts = Counter(label for gold in golds for label in gold)
     together = Counter((a, b) for gold in golds for a in gold for b in gold if a != b)
     generic = {(pair.specific, pair.generic) for pair in policy.redundancy.pair}
-    found = [{"label": a, "implies": b, "together": n, "of": counts[a]}
+    found: list[dict[str, Any]] = [{"label": a, "implies": b, "together": n, "of": counts[a]}
              for (a, b), n in together.items()
              if counts[a] >= min_support and n >= min_share * counts[a] and not policy.is_oncall(a)
              and (a, b) not in generic and b not in policy.implied([a])]

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from issuetriage.evidence.history import History
 from issuetriage.judges.base import Judge
 from issuetriage.judges.llm.config import LLMConfig, default_cache_dir, load_config
-from issuetriage.evidence.history import History
 from issuetriage.judges.llm.prompt import DEFAULT_STYLE, PROMPT_VERSION
 from issuetriage.policy import Policy
 

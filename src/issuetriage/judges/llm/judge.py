@@ -12,16 +12,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+from issuetriage.evidence.history import History
+from issuetriage.evidence.signals import Signals
 from issuetriage.judges.base import CLOSING_KINDS, Judge, Judgment, Kind
 from issuetriage.judges.llm.cache import AnswerCache
-from issuetriage.evidence.history import History
 from issuetriage.judges.llm.excerpt import bystander_comments
 from issuetriage.judges.llm.prompt import DEFAULT_STYLE, MAX_EXAMPLES, Prompt, build_prompt
 from issuetriage.judges.llm.providers import Provider, ProviderOutage
 from issuetriage.judges.llm.schema import SchemaViolation, parse_answer, to_judgment
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals
 
 INVALID_ANSWER = "llm_invalid_answer"
 Pricer = Callable[[int, int], float]

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from issuetriage.evidence.history import Precedent
+from issuetriage.evidence.matcher import Matcher
+from issuetriage.evidence.signals import Signals
 from issuetriage.judges.base import Judgment, Kind, MissingRepro
 from issuetriage.judges.llm.excerpt import fence_safe, issue_excerpt
 from issuetriage.judges.llm.schema import answer_schema
-from issuetriage.evidence.history import Precedent
-from issuetriage.evidence.matcher import Matcher
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
-from issuetriage.evidence.signals import Signals
 
 # Bump when the wording, the slice or the schema changes: cached answers are keyed by it.
 PROMPT_VERSIONS = {"shortlist": "2026-11-29.1", "catalog": "2026-12-01.1"}
@@ -103,7 +103,7 @@ def render_rules(policy: Policy, style: str = "shortlist") -> str:
              (Kind.FEATURE, r.feature.description),
              (Kind.EXPECTED_BEHAVIOR, r.expected_behavior.description),
              (Kind.UNCLEAR, "Cannot tell which of the above.")]
-    missing = [(MissingRepro.DOWNLOAD, "Needs files to download (archives, checkpoints, pickles, hub models).")]
+    missing: list[tuple[str, str]] = [(MissingRepro.DOWNLOAD, "Needs files to download (archives, checkpoints, pickles, hub models).")]
     missing += [(name, route.description) for name, route in r.missing_repro.items()]
     sections = [
         "RULES (code applies them to your form; you decide nothing else)",
