@@ -49,7 +49,7 @@ def make_spec(case: Path, python: str, work: Path, warm: bool, workers: int) -> 
     code = case.read_text()
     spec = {"python": python, "pythonpath": str(HERE / "lib"), "timeout": 60}
     start = time.monotonic()
-    returncode, stderr = oracle.run(code, spec)
+    returncode, stderr, _ = oracle.run(code, spec)
     took = time.monotonic() - start
     failure = parse_failure(stderr, "repro.py")
     if returncode in (None, 0) or failure is None:
@@ -69,8 +69,8 @@ class BenchOracle(Oracle):
         super().__init__(run=self._run, expected=None, from_library=False)  # type: ignore[arg-type]
 
     def _run(self, code: str) -> RunResult:
-        returncode, stderr = oracle.run(code, self.spec)
-        return RunResult(returncode, None, 0.0, "", stderr, returncode is None)
+        returncode, stderr, stdout = oracle.run(code, self.spec)
+        return RunResult(returncode, None, 0.0, stdout, stderr, returncode is None)
 
     def _judge(self, code: str) -> bool:
         try:
@@ -80,7 +80,7 @@ class BenchOracle(Oracle):
         with self._lock:
             self.calls += 1
         result = self._run(code)
-        ok = oracle.verdict(code, result.stderr, result.exit_code, self.spec)
+        ok = oracle.verdict(code, result.stderr, result.exit_code, self.spec, result.stdout)
         if ok:
             self._failures[code] = parse_failure(result.stderr, "repro.py")
         return ok

@@ -3,7 +3,8 @@
 Interesting means: the candidate, run as repro.py in a fresh directory, fails with the same
 exception class and a message containing the expected substring; when the original failure came
 from inside the library, the innermost frame is still there and the substring is not a string
-literal of the candidate; timeouts are not interesting.
+literal of the candidate; timeouts are not interesting. A spec with "hang" wants a timeout; one
+with "output" wants a clean exit that prints that text (not as a literal of the candidate).
 
 CLI (for shrinkray): python oracle.py SPEC.json FILE → exit 0 when interesting. Each call appends
 one byte to SPEC's "counter" file and keeps the smallest interesting candidate in "best".
@@ -27,11 +28,11 @@ import tempfile
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 
 
-def run(code: str, spec: dict) -> tuple[int | None, str]:
-    """(exit code or None on timeout, stderr) of one run of the candidate."""
+def run(code: str, spec: dict) -> tuple[int | None, str, str]:
+    """(exit code or None on timeout, stderr, stdout) of one run of the candidate."""
     if spec.get("warm"):
         result = _warm_runner(spec)(code)
-        return (None if result.timed_out else result.exit_code), result.stderr
+        return (None if result.timed_out else result.exit_code), result.stderr, result.stdout
     with tempfile.TemporaryDirectory(prefix="oracle-") as folder:
         with open(os.path.join(folder, "repro.py"), "w") as handle:
             handle.write(code)
@@ -41,8 +42,8 @@ def run(code: str, spec: dict) -> tuple[int | None, str]:
             done = subprocess.run([spec["python"], "repro.py"], cwd=folder, env=env,
                                   capture_output=True, text=True, timeout=spec["timeout"])
         except subprocess.TimeoutExpired:
-            return None, ""
-        return done.returncode, done.stderr
+            return None, "", ""
+        return done.returncode, done.stderr, done.stdout
 
 
 _WARM: list = []  # [(key, runner)]: one warm runner per spec, replaced when the spec changes
@@ -92,7 +93,12 @@ def _literal(code: str, text: str) -> bool:
                for n in ast.walk(tree))
 
 
-def verdict(code: str, stderr: str, returncode: int | None, spec: dict) -> bool:
+def verdict(code: str, stderr: str, returncode: int | None, spec: dict, stdout: str = "") -> bool:
+    if spec.get("hang"):  # the bug is that it never finishes
+        return returncode is None
+    if spec.get("output"):  # wrong output: still printed, and not as a literal of the candidate
+        shown = " ".join(spec["output"].split()) in " ".join(stdout.split())
+        return returncode == 0 and shown and not _literal(code, spec["output"].strip())
     if returncode is None or returncode == 0:
         return False
     failure = last_failure(stderr)
@@ -111,8 +117,8 @@ def interesting(code: str, spec: dict) -> bool:
         compile(code, "repro.py", "exec")
     except (SyntaxError, ValueError):
         return False
-    returncode, stderr = run(code, spec)
-    return verdict(code, stderr, returncode, spec)
+    returncode, stderr, stdout = run(code, spec)
+    return verdict(code, stderr, returncode, spec, stdout)
 
 
 def size(code: str) -> tuple[int, int]:

@@ -146,7 +146,9 @@ def _run_all(report: ScrubReport, options: Options, runner: Runner) -> ScrubRepo
             done["n"] += 1
             _say(options, f"bisect: {interp.label} -> {result} ({done['n']} of at most {len(interps)} probed)")
             return result
-        report = replace(report, bisect=bisect(interps, probe, min(3, options.workers)))
+        # making an environment is the cost when versions are provisioned: probe one at a time
+        parallel = 1 if any(i.requirements for i in interps) else min(3, options.workers)
+        report = replace(report, bisect=bisect(interps, probe, parallel))
     failing = newest if outcome is Outcome.SAME_ERROR else _last_failing(report, interps)
     note = _skip_reason(options, outcome, expected, failing)
     if note:
@@ -158,11 +160,15 @@ def _run_all(report: ScrubReport, options: Options, runner: Runner) -> ScrubRepo
 
 def _preparer(options: Options) -> Callable[[Interpreter], Interpreter]:
     """Interpreters with requirements get their (cached) environment on first use."""
+    made: dict[str, Interpreter] = {}
+
     def ready(interp: Interpreter) -> Interpreter:
         if not interp.requirements:
             return interp
-        _say(options, f"environment: {interp.label} ({' '.join(interp.requirements)})")
-        return (options.provisioner or Provisioner()).ensure(interp)
+        if interp.label not in made:
+            _say(options, f"environment: {interp.label} ({' '.join(interp.requirements)})")
+            made[interp.label] = (options.provisioner or Provisioner()).ensure(interp)
+        return made[interp.label]
     return ready
 
 

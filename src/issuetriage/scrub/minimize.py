@@ -300,5 +300,5 @@ _ROUND: tuple[Callable[[_State], None], ...] = (
     _edits("zero sizes", rewrite.zero_edits),
     _edits("trivial arguments at the failing call", lambda code, lines: transforms.literal_edits(code, lines[-1:]),
            traced=True),
-    _prune,
+    _truncate, _prune,  # rewrites above can leave statements behind the failing one
 )

@@ -61,8 +61,8 @@ def runnable(info: str, code: str) -> str | None:
         tree = ast.parse(code)
     except SyntaxError:
         return None
-    has_action = any(not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr)) or
-                     isinstance(getattr(s, "value", None), ast.Call) for s in tree.body)
+    has_action = any(not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr, ast.AnnAssign)) or
+                     isinstance(getattr(s, "value", None), ast.Call) for s in tree.body)  # `got: [1]` is output
     return code if tree.body and has_action else None
 
 
