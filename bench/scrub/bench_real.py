@@ -76,6 +76,7 @@ def harness_spec(report, python: Path, work: Path, timeout: float, warm: bool, w
     exp = report.expected
     spec = {"python": str(python), "pythonpath": "", "timeout": timeout, "exception": exp.exception or "",
             "substring": exp.substring, "hang": exp.hang, "output": exp.output, "from_library": False,
+            "assertion": exp.source == "assertion",
             "counter": str(work / "calls"), "best": str(work / "best.py"), "warm": warm,
             "preload": list(imported_modules(report.script)), "workers": workers}
     if exp.exception:
@@ -123,8 +124,10 @@ def main() -> int:
             if "ours" in tools:
                 row["ours"] = run_ours(case, spec, args.workers, 20)
             cap = 1e9 if bug["id"] in uncapped else args.cap
-            for name, (argv, env) in competitors(args.competitors, args.psm_bin, spec, spec_path,
-                                                 work / "repro.py").items():
+            # pysource-minimize itself runs under our Python (3.11, like the oracle's); its oracle
+            # calls run the candidates with the affected release's interpreter from spec.json
+            for name, (argv, env) in competitors(args.competitors, args.psm_bin, {**spec, "python": sys.executable},
+                                                 spec_path, work / "repro.py").items():
                 if name in tools:
                     (work / "repro.py").write_text(report.script)
                     row[name] = run_competitor(argv, spec, cap, work, env)

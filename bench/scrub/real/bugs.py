@@ -30,7 +30,8 @@ BUGS = [
          prose="For a three-part name the identifier's real name is the middle part, so our lineage "
                "graph points at `sales` instead of `orders`. Last line prints False."),
     dict(id="sqlparse_strip_only_comments", package="sqlparse", affected="0.5.3", fixed="0.5.4",
-         range=">=0.5.0,<=0.5.5", kind="wrong result", form="traceback", half="B",
+         range=">=0.5.1,<=0.5.5", kind="wrong result", form="traceback", half="B",
+         note="0.5.0 does not show it (0.5.1 reworked strip_comments); the range first started at 0.5.0",
          title="strip_comments leaves a comment when the input is only comments",
          prose="A migration that was reverted now holds only comments. strip_comments should leave "
                "nothing, but the block comment survives and our runner tries to execute it."),

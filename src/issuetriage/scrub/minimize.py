@@ -275,7 +275,11 @@ def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False) -> 
             state.failed.update(e.label for e, ok in zip(edits, results) if not ok)
             if not good:
                 return
-            merged = apply_edits(state.code, good)
+            try:
+                merged = apply_edits(state.code, good)
+            except (AttributeError, IndexError, TypeError):  # two edits reached the same statement
+                good = good[:1]
+                merged = apply_edits(state.code, good)
             if len(good) > 1 and not state.oracle(merged):
                 merged = apply_edits(state.code, good[:1])
             if merged == state.code:

@@ -76,6 +76,18 @@ def literal_in(code: str, text: str) -> bool:
                for n in ast.walk(tree))
 
 
+def checks_something(code: str, message: str) -> bool:
+    """The assertion scrub added still asks the library something: its test calls or looks up an
+    attribute (`assert 0, msg` or `assert [], msg` would fail without the bug)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Assert) and isinstance(n.msg, ast.Constant) and n.msg.value == message
+               and any(isinstance(m, (ast.Call, ast.Attribute)) for m in ast.walk(n.test))
+               for n in ast.walk(tree))
+
+
 @dataclass
 class Oracle:
     """Strict "is this still the same bug?" test, counting every real run.
@@ -119,6 +131,8 @@ class Oracle:
         self._failures[code] = failure
         if self.expected.output:
             return not literal_in(code, self.expected.output.strip())
+        if self.expected.source == "assertion":
+            return checks_something(code, self.expected.substring)
         if self.from_library and self.expected.exception:
             return in_library(failure) and not literal_in(code, self.expected.substring)
         return True

@@ -177,9 +177,10 @@ def _file_version(filename: str, name: str) -> Version | None:
 def _uv_error(stderr: str) -> str:
     """uv's reason in one line: its `error:` / `Because ...` line, else its last line."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    for line in lines:
-        if line.startswith(("Because", "╰─▶")):
-            return line.lstrip("╰─▶ ").strip()
+    for line in lines:  # uv's explanation: `cause: Because ...` (no TTY) or `╰─▶ Because ...`
+        reason = line.removeprefix("cause:").lstrip("╰─▶ ").strip()
+        if reason.startswith("Because"):
+            return reason
     hits = [line for line in lines if line.startswith(("error:", "Caused by:"))]
     return (hits[-1] if hits else (lines[-1] if lines else "uv failed")).removeprefix("error: ")
 
