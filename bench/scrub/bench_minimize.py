@@ -81,6 +81,7 @@ class BenchOracle(Oracle):
             self.calls += 1
         result = self._run(code)
         ok = oracle.verdict(code, result.stderr, result.exit_code, self.spec, result.stdout)
+        ok = ok and not oracle.on_control(code, self.spec)
         if ok:
             self._failures[code] = parse_failure(result.stderr, "repro.py")
         return ok

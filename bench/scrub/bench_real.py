@@ -41,7 +41,8 @@ from issuetriage.scrub.source import issue_from_file  # noqa: E402
 from issuetriage.scrub.warm import imported_modules  # noqa: E402
 
 
-def scrub_bug(bug: dict, provisioner: Provisioner, timeout: float, workers: int) -> tuple[dict, object, Interpreter]:
+def scrub_bug(bug: dict, provisioner: Provisioner, timeout: float,
+              workers: int) -> tuple[dict, object, Interpreter, Interpreter]:
     """Scrub the issue over the bug's version range; check both named releases cold."""
     issue = issue_from_file(HERE / "real" / "issues" / f"{bug['id']}.json")
     interps = version_interpreters(f"{bug['package']}{bug['range']}", (), provisioner)
@@ -68,7 +69,7 @@ def scrub_bug(bug: dict, provisioner: Provisioner, timeout: float, workers: int)
            "scrub_seconds": round(took, 1), "original": count_lines(report.script),
            "scrub_lines": mini.lines if mini else None, "scrub_calls": mini.oracle_calls if mini else 0,
            "scrub_recheck": mini_ok, "minimize_note": report.minimize_note}
-    return row, report, affected
+    return row, report, affected, fixed
 
 
 def harness_spec(report, python: Path, work: Path, timeout: float, warm: bool, workers: int) -> dict:
@@ -114,11 +115,12 @@ def main() -> int:
         work = args.out / bug["id"]
         work.mkdir(parents=True, exist_ok=True)
         timeout = args.hang_timeout if bug["kind"] == "hang" else args.timeout
-        row, report, affected = scrub_bug(bug, provisioner, timeout, args.workers)
+        row, report, affected, fixed = scrub_bug(bug, provisioner, timeout, args.workers)
         if report.expected is not None and row["affected_outcome"] == "same_error":
             case = work / "case.py"
             case.write_text(report.script)
             spec = harness_spec(report, affected.python, work, timeout, True, args.workers)
+            spec["control_python"] = str(fixed.python)  # same oracle for all: must not fail on the fix
             spec_path = work / "spec.json"
             spec_path.write_text(json.dumps(spec))
             if "ours" in tools:

@@ -6,6 +6,9 @@ from inside the library, the innermost frame is still there and the substring is
 literal of the candidate; timeouts are not interesting. A spec with "hang" wants a timeout; one
 with "output" wants a clean exit that prints that text (not as a literal of the candidate).
 
+With "control_python" (the fixed release's interpreter), an interesting candidate must also not
+be interesting there: a forged failure fails on both.
+
 CLI (for shrinkray): python oracle.py SPEC.json FILE → exit 0 when interesting. Each call appends
 one byte to SPEC's "counter" file and keeps the smallest interesting candidate in "best".
 
@@ -46,7 +49,7 @@ def run(code: str, spec: dict) -> tuple[int | None, str, str]:
         return done.returncode, done.stderr, done.stdout
 
 
-_WARM: list = []  # [(key, runner)]: one warm runner per spec, replaced when the spec changes
+_WARM: list = []  # [(key, runner)]: warm runners of the last two specs (a case and its control)
 
 
 def _warm_runner(spec: dict):
@@ -56,10 +59,11 @@ def _warm_runner(spec: dict):
     from issuetriage.scrub.warm import WarmRunner
 
     key = (spec["python"], spec.get("pythonpath", ""), tuple(spec.get("preload", ())), spec["timeout"])
-    if _WARM and _WARM[0][0] == key:
-        return _WARM[0][1]
-    while _WARM:
-        _WARM.pop()[1].close()
+    for known, runner in _WARM:
+        if known == key:
+            return runner
+    while len(_WARM) > 1:
+        _WARM.pop(0)[1].close()
     paths = (Path(spec["pythonpath"]),) if spec.get("pythonpath") else ()
     runner = WarmRunner(Interpreter("bench", Path(spec["python"]), paths), Limits(timeout_s=spec["timeout"]),
                         isolation=None, preload=key[2], size=spec.get("workers", 2))
@@ -122,7 +126,17 @@ def interesting(code: str, spec: dict) -> bool:
     except (SyntaxError, ValueError):
         return False
     returncode, stderr, stdout = run(code, spec)
-    return verdict(code, stderr, returncode, spec, stdout)
+    return verdict(code, stderr, returncode, spec, stdout) and not on_control(code, spec)
+
+
+def on_control(code: str, spec: dict) -> bool:
+    """With a "control_python" (the fixed release), a candidate that fails the same way there too
+    shows no bug of the library: it is not interesting."""
+    if not spec.get("control_python"):
+        return False
+    control = {**spec, "python": spec["control_python"], "control_python": None}
+    returncode, stderr, stdout = run(code, control)
+    return verdict(code, stderr, returncode, control, stdout)
 
 
 def size(code: str) -> tuple[int, int]:

@@ -90,6 +90,7 @@ def test_a_fixed_bug_is_minimized_on_the_last_affected_release(tmp_path):
     interps = tuple(version_interpreters("tinylib=1.1,1.2,1.3", (), provisioner))
     report = scrub(_issue(), Options(interpreters=interps, isolation=None, runs=1, provisioner=provisioner, workers=2))
     assert report.outcome is Outcome.PASSES and report.minimized_on == "tinylib-1.2"
+    assert report.minimize_note.endswith("also checked not to fail on tinylib-1.3")
     assert report.minimized.lines < report.original_lines
 
 
@@ -126,4 +127,4 @@ def test_cli_versions_exits_1_when_fixed_and_2_with_one_line_for_a_bad_version(t
     code, out, err = run_cli(capsys, *common, "--with", "tinylib==7.7")
     errors = [line for line in err.splitlines() if not line.startswith("scrub: ")]  # progress lines
     assert code == 2 and out == "" and len(errors) == 1
-    assert errors[0].startswith("error: cannot install tinylib==7.7: Because tinylib") and "7.7" in errors[0]
+    assert errors[0].startswith("error: cannot install tinylib==7.7: Because there is no version of tinylib==7.7")

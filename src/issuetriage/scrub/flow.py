@@ -6,6 +6,7 @@ made through one `Runner` seam (the sandbox by default, a fake in tests).
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import sys
 from collections import Counter
@@ -155,7 +156,8 @@ def _run_all(report: ScrubReport, options: Options, runner: Runner) -> ScrubRepo
         return replace(report, minimize_note=note)
     assert failing is not None and expected is not None
     _say(options, f"minimize: on {failing.label}")
-    return _minimized(report, ready(failing), options, runner, expected)
+    control = _control(report, interps, failing)
+    return _minimized(report, ready(failing), options, runner, expected, control and ready(control))
 
 
 def _preparer(options: Options) -> Callable[[Interpreter], Interpreter]:
@@ -219,17 +221,23 @@ def _learned(result: RunResult) -> Expected | None:
 
 
 def _minimized(report: ScrubReport, interp: Interpreter, options: Options, runner: Runner,
-               expected: Expected) -> ScrubReport:
+               expected: Expected, control: Interpreter | None = None) -> ScrubReport:
+    """Minimize on `interp`; with a `control` (a release where the bug is gone) every candidate
+    must also not fail the same way there, so a forged failure cannot pass for the bug."""
     first = report.runs[0][2]
     median = statistics.median(r.duration_s for _, _, r in report.runs)
     limits = replace(options.limits, timeout_s=min(options.limits.timeout_s, max(10.0, 5 * median)))
     from_library = in_library(parse_failure(first.stderr, SCRIPT))
-    cold = Oracle(lambda code: runner(code, interp, limits, 0), expected, from_library)
+    cold_control = (lambda code: runner(code, control, limits, 0)) if control else None
+    cold = Oracle(lambda code: runner(code, interp, limits, 0), expected, from_library, control=cold_control)
     result, spent = None, 0
     if options.warm:
         preload = imported_modules(report.script)
-        with WarmRunner(interp, limits, 0, options.isolation, preload, options.workers) as fast:
-            warm = Oracle(fast, expected, from_library)
+        with contextlib.ExitStack() as stack:
+            fast = stack.enter_context(WarmRunner(interp, limits, 0, options.isolation, preload, options.workers))
+            other = (stack.enter_context(WarmRunner(control, limits, 0, options.isolation, preload, 1))
+                     if control else None)
+            warm = Oracle(fast, expected, from_library, control=other)
             result = minimize(report.script, warm, options.target_lines, options.workers)
         spent = warm.calls
         # the warm answer counts only when a fresh interpreter agrees; else minimize cold
@@ -245,8 +253,20 @@ def _minimized(report: ScrubReport, interp: Interpreter, options: Options, runne
     if result is None:
         return replace(report, minimize_note="skipped: the script did not fail the same way again "
                                              "under the minimizer's strict oracle")
+    checked = f"; every candidate also checked not to fail on {control.label}" if control else ""
     return replace(report, minimized=result, minimized_on=interp.label, triggers=_triggers(result),
-                   minimize_note=f"stopped: {result.stopped}")
+                   minimize_note=f"stopped: {result.stopped}{checked}")
+
+
+def _control(report: ScrubReport, interps: tuple[Interpreter, ...], failing: Interpreter) -> Interpreter | None:
+    """The bisection neighbour of `failing` where the script passes (the fix, or the last good)."""
+    b = report.bisect
+    if b is None or failing.label not in (b.last_same, b.first_changed):
+        return None
+    other = b.first_changed if failing.label == b.last_same else b.last_same
+    if dict(b.outcomes).get(other or "") != Outcome.PASSES:
+        return None
+    return next((i for i in interps if i.label == other), None)
 
 
 def _triggers(result: MinimizeResult) -> tuple[str, ...]:

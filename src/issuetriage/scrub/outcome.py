@@ -95,12 +95,14 @@ class Oracle:
     Same exception class and substring; when the original failure came from inside the library,
     the candidate's innermost frame must too and the message may not be a literal in the candidate.
     Timeouts and crashes are never interesting unless a hang or crash is the bug; wrong output
-    must still be printed and may not be a literal of the candidate.
+    must still be printed and may not be a literal of the candidate. With a `control` run (a
+    release where the bug is fixed), a candidate that fails the same way there too is forged.
     """
 
     run: Callable[[str], RunResult]
     expected: Expected
     from_library: bool
+    control: Callable[[str], RunResult] | None = None  # a release without the bug
     calls: int = 0
     _cache: dict[str, bool] = field(default_factory=dict)
     _failures: dict[str, Failure | None] = field(default_factory=dict)
@@ -128,7 +130,17 @@ class Oracle:
         if classify(result, self.expected) is not Outcome.SAME_ERROR:
             return False
         failure = parse_failure(result.stderr, SCRIPT)
+        if not self._holds(code, failure):
+            return False
+        if self.control is not None:  # the same failure on the fixed release is not this bug
+            with self._lock:
+                self.calls += 1
+            if classify(self.control(code), self.expected) is Outcome.SAME_ERROR:
+                return False
         self._failures[code] = failure
+        return True
+
+    def _holds(self, code: str, failure: Failure | None) -> bool:
         if self.expected.output:
             return not literal_in(code, self.expected.output.strip())
         if self.expected.source == "assertion":
