@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
         no_index: Annotated[bool, typer.Option("--no-index", help="Install only from --find-links.")] = False,
         env_cache: Annotated[Path | None, typer.Option("--env-cache", help="Folder of cached environments (default ~/.cache/issuetriage/scrub-envs).")] = None,
         max_envs: Annotated[int, typer.Option("--max-envs", min=1, help="Cached environments kept (least recently used go first).")] = 16,
+        apply: Annotated[bool, typer.Option("--apply", help="On OWNER/REPO#N shown fixed in a release: comment naming it and close as completed.")] = False,
     ) -> None:
         """Re-run an issue's repro in a sandbox; exit 0 reproduced, 1 not, 3 different error, 4 environment, 5 blocked, 6 not run.
 
@@ -73,9 +74,22 @@ def register(app: typer.Typer) -> None:
             interpreters=tuple(interps), allow=frozenset(allow), isolation=None if no_isolation else "auto",
             limits=Limits(timeout_s=timeout), runs=runs, minimize=not no_minimize, warm=not cold,
             provisioner=provisioner, progress=lambda line: typer.echo(f"scrub: {line}", err=True))
-        result = flow.scrub(source.load_issue(issue), options)
+        if apply and source.ref_of(issue) is None:
+            raise UserError("--apply needs OWNER/REPO#N (a live issue), not a file")
+        loaded = source.load_issue(issue)
+        result = flow.scrub(loaded, options)
         if out is not None:
             report.save(result, out)
+        if apply:
+            from issuetriage.github.client import GitHubClient
+            from issuetriage.scrub.close import close_as_fixed
+
+            client = GitHubClient.from_env(repo=loaded.repo)
+            try:
+                sent = close_as_fixed(client, result, loaded)
+            finally:
+                client.close()
+            typer.echo(f"scrub: {'closed as fixed' if sent else 'nothing to close'} ({len(sent)} writes)", err=True)
         if fmt == "json":
             typer.echo(json.dumps(report.to_json(result), indent=2))
         elif fmt == "markdown":
