@@ -126,10 +126,10 @@ def main() -> int:
             if "ours" in tools:
                 row["ours"] = run_ours(case, spec, args.workers, 20)
             cap = 1e9 if bug["id"] in uncapped else args.cap
-            # pysource-minimize itself runs under our Python (3.11, like the oracle's); its oracle
-            # calls run the candidates with the affected release's interpreter from spec.json
-            for name, (argv, env) in competitors(args.competitors, args.psm_bin, {**spec, "python": sys.executable},
-                                                 spec_path, work / "repro.py").items():
+            for name, (argv, env) in competitors(args.competitors, args.psm_bin, spec, spec_path,
+                                                 work / "repro.py").items():
+                if name == "pysource-minimize":  # it runs under our Python (3.11, as the oracle's);
+                    argv = [sys.executable, *argv[1:]]  # its candidates run on spec.json's release
                 if name in tools:
                     (work / "repro.py").write_text(report.script)
                     row[name] = run_competitor(argv, spec, cap, work, env)
