@@ -39,7 +39,7 @@ import oracle  # noqa: E402
 from issuetriage.scrub.astedit import count_lines  # noqa: E402
 from issuetriage.scrub.expected import distinctive, parse_failure  # noqa: E402
 from issuetriage.scrub.minimize import minimize  # noqa: E402
-from issuetriage.scrub.outcome import Oracle  # noqa: E402
+from issuetriage.scrub.outcome import Oracle, environmental  # noqa: E402
 from issuetriage.scrub.model import RunResult  # noqa: E402
 from issuetriage.scrub.warm import imported_modules  # noqa: E402
 
@@ -52,7 +52,7 @@ def make_spec(case: Path, python: str, work: Path, warm: bool, workers: int) -> 
     returncode, stderr, _ = oracle.run(code, spec)
     took = time.monotonic() - start
     failure = parse_failure(stderr, "repro.py")
-    if returncode in (None, 0) or failure is None:
+    if returncode in (None, 0) or failure is None or environmental(failure):  # e.g. torch missing
         return None
     spec.update(exception=failure.exception, substring=distinctive(failure.message),
                 from_library=bool(failure.innermost_file and not failure.innermost_file.endswith("repro.py")),
