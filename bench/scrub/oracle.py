@@ -75,10 +75,11 @@ def last_failure(stderr: str) -> tuple[str, str, str] | None:
     """(exception class, message, innermost file) of the last traceback in stderr."""
     lines = stderr.splitlines()
     starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
-    if not starts:
+    frames = [i for i, line in enumerate(lines) if _FRAME.match(line)]
+    if not starts and not frames:
         return None
-    innermost = ""
-    for i in range(starts[-1] + 1, len(lines)):
+    innermost = ""  # a deep recursion's header can fall out of a warm run's stderr tail: start at a frame
+    for i in range(starts[-1] + 1 if starts else frames[0], len(lines)):
         match = _FRAME.match(lines[i])
         if match:
             innermost = match.group(1)
