@@ -116,7 +116,7 @@ def verdict(code: str, stderr: str, returncode: int | None, spec: dict, stdout: 
         return not innermost.endswith("repro.py") and not _literal(code, spec["substring"])
     if spec.get("assertion"):  # scrub's added check must still ask something: a call or an attribute
         return any(isinstance(n, ast.Assert) and isinstance(n.msg, ast.Constant) and n.msg.value == spec["substring"]
-                   and any(isinstance(m, (ast.Call, ast.Attribute)) for m in ast.walk(n.test))
+                   and any(isinstance(m, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) for m in ast.walk(n.test))
                    for n in ast.walk(ast.parse(code)))
     return True
 

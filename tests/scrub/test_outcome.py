@@ -51,5 +51,5 @@ def test_a_failure_that_the_fixed_release_shows_too_is_forged(tmp_path):
     assert judge(real.replace("== [3]", "!= [3]")) is False  # passes on 1.4: no failure at all
     forged = f"import fakelib\nassert fakelib.VERSION is None, {message!r}\n"
     assert judge(forged) is False
-    assert judge(f"assert 0, {message!r}\n") is False  # asks nothing: refused before any control run
+    assert judge(f"assert 0, {message!r}\n") is False  # a constant: refused before any control run
     assert judge(f"import fakelib\nassert fakelib.VERSION >= '2.0', {message!r}\n") is True  # only 1.4 fails

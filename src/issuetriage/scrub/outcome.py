@@ -77,14 +77,14 @@ def literal_in(code: str, text: str) -> bool:
 
 
 def checks_something(code: str, message: str) -> bool:
-    """The assertion scrub added still asks the library something: its test calls or looks up an
-    attribute (`assert 0, msg` or `assert [], msg` would fail without the bug)."""
+    """The assertion scrub added still tests a value, not a constant (`assert 0, msg` and
+    `assert [], msg` fail without any bug); the control run catches subtler forgeries."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return False
     return any(isinstance(n, ast.Assert) and isinstance(n.msg, ast.Constant) and n.msg.value == message
-               and any(isinstance(m, (ast.Call, ast.Attribute)) for m in ast.walk(n.test))
+               and any(isinstance(m, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) for m in ast.walk(n.test))
                for n in ast.walk(tree))
 
 
