@@ -40,7 +40,7 @@ from issuetriage.scrub.astedit import count_lines  # noqa: E402
 from issuetriage.scrub.expected import distinctive, parse_failure  # noqa: E402
 from issuetriage.scrub.minimize import minimize  # noqa: E402
 from issuetriage.scrub.model import RunResult  # noqa: E402
-from issuetriage.scrub.outcome import Oracle  # noqa: E402
+from issuetriage.scrub.outcome import Oracle, environmental  # noqa: E402
 from issuetriage.scrub.warm import imported_modules  # noqa: E402
 
 
@@ -49,10 +49,10 @@ def make_spec(case: Path, python: str, work: Path, warm: bool, workers: int) -> 
     code = case.read_text()
     spec = {"python": python, "pythonpath": str(HERE / "lib"), "timeout": 60}
     start = time.monotonic()
-    returncode, stderr = oracle.run(code, spec)
+    returncode, stderr, _ = oracle.run(code, spec)
     took = time.monotonic() - start
     failure = parse_failure(stderr, "repro.py")
-    if returncode in (None, 0) or failure is None:
+    if returncode in (None, 0) or failure is None or environmental(failure):  # e.g. torch missing
         return None
     spec.update(exception=failure.exception, substring=distinctive(failure.message),
                 from_library=bool(failure.innermost_file and not failure.innermost_file.endswith("repro.py")),
@@ -69,8 +69,8 @@ class BenchOracle(Oracle):
         super().__init__(run=self._run, expected=None, from_library=False)  # type: ignore[arg-type]
 
     def _run(self, code: str) -> RunResult:
-        returncode, stderr = oracle.run(code, self.spec)
-        return RunResult(returncode, None, 0.0, "", stderr, returncode is None)
+        returncode, stderr, stdout = oracle.run(code, self.spec)
+        return RunResult(returncode, None, 0.0, stdout, stderr, returncode is None)
 
     def _judge(self, code: str) -> bool:
         try:
@@ -80,7 +80,8 @@ class BenchOracle(Oracle):
         with self._lock:
             self.calls += 1
         result = self._run(code)
-        ok = oracle.verdict(code, result.stderr, result.exit_code, self.spec)
+        ok = oracle.verdict(code, result.stderr, result.exit_code, self.spec, result.stdout)
+        ok = ok and not oracle.on_control(code, self.spec)
         if ok:
             self._failures[code] = parse_failure(result.stderr, "repro.py")
         return ok

@@ -3,7 +3,11 @@
 Interesting means: the candidate, run as repro.py in a fresh directory, fails with the same
 exception class and a message containing the expected substring; when the original failure came
 from inside the library, the innermost frame is still there and the substring is not a string
-literal of the candidate; timeouts are not interesting.
+literal of the candidate; timeouts are not interesting. A spec with "hang" wants a timeout; one
+with "output" wants a clean exit that prints that text (not as a literal of the candidate).
+
+With "control_python" (the fixed release's interpreter), an interesting candidate must also not
+be interesting there: a forged failure fails on both.
 
 CLI (for shrinkray): python oracle.py SPEC.json FILE → exit 0 when interesting. Each call appends
 one byte to SPEC's "counter" file and keeps the smallest interesting candidate in "best".
@@ -27,11 +31,11 @@ import tempfile
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 
 
-def run(code: str, spec: dict) -> tuple[int | None, str]:
-    """(exit code or None on timeout, stderr) of one run of the candidate."""
+def run(code: str, spec: dict) -> tuple[int | None, str, str]:
+    """(exit code or None on timeout, stderr, stdout) of one run of the candidate."""
     if spec.get("warm"):
         result = _warm_runner(spec)(code)
-        return (None if result.timed_out else result.exit_code), result.stderr
+        return (None if result.timed_out else result.exit_code), result.stderr, result.stdout
     with tempfile.TemporaryDirectory(prefix="oracle-") as folder:
         with open(os.path.join(folder, "repro.py"), "w") as handle:
             handle.write(code)
@@ -41,11 +45,11 @@ def run(code: str, spec: dict) -> tuple[int | None, str]:
             done = subprocess.run([spec["python"], "repro.py"], cwd=folder, env=env,
                                   capture_output=True, text=True, timeout=spec["timeout"])
         except subprocess.TimeoutExpired:
-            return None, ""
-        return done.returncode, done.stderr
+            return None, "", ""
+        return done.returncode, done.stderr, done.stdout
 
 
-_WARM: list = []  # [(key, runner)]: one warm runner per spec, replaced when the spec changes
+_WARM: list = []  # [(key, runner)]: warm runners of the last two specs (a case and its control)
 
 
 def _warm_runner(spec: dict):
@@ -55,10 +59,11 @@ def _warm_runner(spec: dict):
     from issuetriage.scrub.warm import WarmRunner
 
     key = (spec["python"], spec.get("pythonpath", ""), tuple(spec.get("preload", ())), spec["timeout"])
-    if _WARM and _WARM[0][0] == key:
-        return _WARM[0][1]
-    while _WARM:
-        _WARM.pop()[1].close()
+    for known, runner in _WARM:
+        if known == key:
+            return runner
+    while len(_WARM) > 1:
+        _WARM.pop(0)[1].close()
     paths = (Path(spec["pythonpath"]),) if spec.get("pythonpath") else ()
     runner = WarmRunner(Interpreter("bench", Path(spec["python"]), paths), Limits(timeout_s=spec["timeout"]),
                         isolation=None, preload=key[2], size=spec.get("workers", 2))
@@ -70,10 +75,11 @@ def last_failure(stderr: str) -> tuple[str, str, str] | None:
     """(exception class, message, innermost file) of the last traceback in stderr."""
     lines = stderr.splitlines()
     starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
-    if not starts:
+    frames = [i for i, line in enumerate(lines) if _FRAME.match(line)]
+    if not starts and not frames:
         return None
-    innermost = ""
-    for i in range(starts[-1] + 1, len(lines)):
+    innermost = ""  # a deep recursion's header can fall out of a warm run's stderr tail: start at a frame
+    for i in range(starts[-1] + 1 if starts else frames[0], len(lines)):
         match = _FRAME.match(lines[i])
         if match:
             innermost = match.group(1)
@@ -92,7 +98,12 @@ def _literal(code: str, text: str) -> bool:
                for n in ast.walk(tree))
 
 
-def verdict(code: str, stderr: str, returncode: int | None, spec: dict) -> bool:
+def verdict(code: str, stderr: str, returncode: int | None, spec: dict, stdout: str = "") -> bool:
+    if spec.get("hang"):  # the bug is that it never finishes
+        return returncode is None
+    if spec.get("output"):  # wrong output: still printed, and not as a literal of the candidate
+        shown = " ".join(spec["output"].split()) in " ".join(stdout.split())
+        return returncode == 0 and shown and not _literal(code, spec["output"].strip())
     if returncode is None or returncode == 0:
         return False
     failure = last_failure(stderr)
@@ -103,6 +114,10 @@ def verdict(code: str, stderr: str, returncode: int | None, spec: dict) -> bool:
         return False
     if spec["from_library"]:
         return not innermost.endswith("repro.py") and not _literal(code, spec["substring"])
+    if spec.get("assertion"):  # scrub's added check must still ask something: a call or an attribute
+        return any(isinstance(n, ast.Assert) and isinstance(n.msg, ast.Constant) and n.msg.value == spec["substring"]
+                   and any(isinstance(m, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) for m in ast.walk(n.test))
+                   for n in ast.walk(ast.parse(code)))
     return True
 
 
@@ -111,8 +126,18 @@ def interesting(code: str, spec: dict) -> bool:
         compile(code, "repro.py", "exec")
     except (SyntaxError, ValueError):
         return False
-    returncode, stderr = run(code, spec)
-    return verdict(code, stderr, returncode, spec)
+    returncode, stderr, stdout = run(code, spec)
+    return verdict(code, stderr, returncode, spec, stdout) and not on_control(code, spec)
+
+
+def on_control(code: str, spec: dict) -> bool:
+    """With a "control_python" (the fixed release), a candidate that fails the same way there too
+    shows no bug of the library: it is not interesting."""
+    if not spec.get("control_python"):
+        return False
+    control = {**spec, "python": spec["control_python"], "control_python": None}
+    returncode, stderr, stdout = run(code, control)
+    return verdict(code, stderr, returncode, control, stdout)
 
 
 def size(code: str) -> tuple[int, int]:

@@ -28,8 +28,8 @@ def test_reproduces_bisects_and_minimizes(tmp_path):
     report = scrub(_issue(), Options(interpreters=interps[:2], isolation=None, runs=3, workers=2))
     data = to_json(report)
     assert data["outcome"] == "same_error" and data["same_error_ratio"] == "3/3"
-    assert data["expected"] == {"exception": "ValueError", "substring": "length mismatch between operands",
-                                "crash": False, "source": "traceback"}
+    assert data["expected"] | {"exception": "ValueError", "substring": "length mismatch between operands",
+                               "crash": False, "source": "traceback"} == data["expected"]
     assert data["minimized_lines"] < data["original_lines"] and data["oracle_calls"] > 0
     assert "Still reproduces on `fakelib-1.5`" in data["comment"]
     fixed = scrub(_issue(), Options(interpreters=interps, isolation=None, minimize=False))
@@ -78,7 +78,7 @@ def test_cli_json_report(tmp_path, flags, runs):
     result = _cli(["scrub", "--issue", str(path), "--format", "json", "--no-isolation",
                    "--python", f"py={sys.executable}", "--out", str(tmp_path / "out"), *flags])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     for key in ("repro_source", "expected", "safety", "ran", "isolation", "outcome", "runs", "bisect",
                 "original_lines", "minimized", "minimized_lines", "oracle_calls", "comment"):
         assert key in data

@@ -37,3 +37,19 @@ def test_strict_oracle_rejects_a_forged_failure(fakelib):
     assert not oracle("import fakelib\nfakelib.combine([1], [2])\n")
     assert oracle.calls == 3
     assert oracle("from fakelib import combine\ncombine([1], [])\n") and oracle.calls == 3
+
+
+def test_a_failure_that_the_fixed_release_shows_too_is_forged(tmp_path):
+    from scrub_helpers import fake_library
+
+    old, fixed = fake_library(tmp_path, "1.4"), fake_library(tmp_path, "2.0")
+    message = "scrub: wrong result still present"
+    expected = Expected("AssertionError", message, source="assertion")
+    judge = Oracle(lambda code: run_script(code, old, isolation=None), expected, from_library=False,
+                   control=lambda code: run_script(code, fixed, isolation=None))
+    real = f"from fakelib import combine\nassert combine([1], [2, 3]) == [3], {message!r}\n"
+    assert judge(real.replace("== [3]", "!= [3]")) is False  # passes on 1.4: no failure at all
+    forged = f"import fakelib\nassert fakelib.VERSION is None, {message!r}\n"
+    assert judge(forged) is False
+    assert judge(f"assert 0, {message!r}\n") is False  # a constant: refused before any control run
+    assert judge(f"import fakelib\nassert fakelib.VERSION >= '2.0', {message!r}\n") is True  # only 1.4 fails

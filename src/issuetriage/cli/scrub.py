@@ -29,9 +29,22 @@ def register(app: typer.Typer) -> None:
         conda: Annotated[bool, typer.Option("--conda", help="Also bisect over conda envs named like pytorch-2.8.")] = False,
         runs: Annotated[int, typer.Option("--runs", min=1, max=5, help="Runs per check (3-5 recommended).")] = 3,
         out: Annotated[Path | None, typer.Option("--out", help="Folder for original.py, minimized.py, report.json.")] = None,
+        with_: Annotated[list[str], typer.Option("--with", help="Requirement to install in a cached uv environment, e.g. 'pkg==1.2'; repeatable.")] = [],  # noqa: B006
+        versions: Annotated[str | None, typer.Option("--versions", help="Bisect over versions: pkg=A,B,C or a range 'pkg>=A,<B' from the index.")] = None,
+        index_url: Annotated[str | None, typer.Option("--index-url", help="Package index for --with/--versions (default PyPI).")] = None,
+        find_links: Annotated[list[str], typer.Option("--find-links", help="Folder of wheels for --with/--versions; repeatable.")] = [],  # noqa: B006
+        no_index: Annotated[bool, typer.Option("--no-index", help="Install only from --find-links.")] = False,
+        env_cache: Annotated[Path | None, typer.Option("--env-cache", help="Folder of cached environments (default ~/.cache/issuetriage/scrub-envs).")] = None,
+        max_envs: Annotated[int, typer.Option("--max-envs", min=1, help="Cached environments kept (least recently used go first).")] = 16,
+        apply: Annotated[bool, typer.Option("--apply", help="On OWNER/REPO#N shown fixed in a release: comment naming it and close as completed.")] = False,
     ) -> None:
-        """Re-run an issue's repro in a sandbox. Example: issuetriage scrub --issue issue.json --format markdown"""
-        from issuetriage.scrub import bisect, flow, report, safety, source
+        """Re-run an issue's repro in a sandbox; exit 0 reproduced, 1 not, 3 different error, 4 environment, 5 blocked, 6 not run.
+
+        Example: issuetriage scrub --issue issue.json --versions 'sqlparse>=0.4.3,<0.5.1' --format markdown
+        """
+        from dataclasses import replace
+
+        from issuetriage.scrub import bisect, flow, provision, report, safety, source
         from issuetriage.scrub.model import Limits
 
         if not 0 < timeout <= MAX_TIMEOUT_S:  # also refuses nan
@@ -45,16 +58,42 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"unknown --allow rule(s): {', '.join(sorted(unknown))}; "
                             f"known: {', '.join(safety.RULES)}, all")
         interps = bisect.parse_interpreters(python) + (bisect.conda_interpreters() if conda else [])
+        interps = sorted(interps, key=lambda i: bisect.version_key(i.label))
+        provisioner = provision.Provisioner(
+            **({"base_python": interps[-1].python} if interps else {}),
+            **({"cache": env_cache} if env_cache else {}), index_url=index_url,
+            find_links=tuple(find_links), no_index=no_index, max_envs=max_envs)
+        if versions is not None:
+            if len(interps) > 1:
+                raise UserError("--versions bisects one interpreter's package versions; give at most one --python")
+            interps = provision.version_interpreters(versions, tuple(with_), provisioner)
+        elif with_:
+            base = interps or [flow.default_interpreter()]
+            interps = [replace(i, label=f"{i.label}+{'+'.join(with_)}", requirements=tuple(with_)) for i in base]
         options = flow.Options(
-            interpreters=tuple(sorted(interps, key=lambda i: bisect.version_key(i.label))),
-            allow=frozenset(allow), isolation=None if no_isolation else "auto",
-            limits=Limits(timeout_s=timeout), runs=runs, minimize=not no_minimize, warm=not cold)
-        result = flow.scrub(source.load_issue(issue), options)
+            interpreters=tuple(interps), allow=frozenset(allow), isolation=None if no_isolation else "auto",
+            limits=Limits(timeout_s=timeout), runs=runs, minimize=not no_minimize, warm=not cold,
+            provisioner=provisioner, progress=lambda line: typer.echo(f"scrub: {line}", err=True))
+        if apply and source.ref_of(issue) is None:
+            raise UserError("--apply needs OWNER/REPO#N (a live issue), not a file")
+        loaded = source.load_issue(issue)
+        result = flow.scrub(loaded, options)
         if out is not None:
             report.save(result, out)
+        if apply:
+            from issuetriage.github.client import GitHubClient
+            from issuetriage.scrub.close import close_as_fixed
+
+            client = GitHubClient.from_env(repo=loaded.repo)
+            try:
+                sent = close_as_fixed(client, result, loaded)
+            finally:
+                client.close()
+            typer.echo(f"scrub: {'closed as fixed' if sent else 'nothing to close'} ({len(sent)} writes)", err=True)
         if fmt == "json":
             typer.echo(json.dumps(report.to_json(result), indent=2))
         elif fmt == "markdown":
             typer.echo(report.to_markdown(result), nl=False)
         else:
             typer.echo(report.to_text(result), nl=False)
+        raise typer.Exit(report.exit_code(result))

@@ -82,8 +82,7 @@ def bisect(interps: Sequence[Interpreter], outcome_of: Callable[[Interpreter], O
                 return _result(interps, seen, None, hi)
             hi = changed[0]
         while hi - lo > 1:
-            step = max(1, (hi - lo) // (parallel + 1))
-            points = list(range(lo + step, hi, step))[:parallel]
+            points = sorted({lo + (hi - lo) * i // (parallel + 1) for i in range(1, parallel + 1)} - {lo, hi})
             probe([interps[k] for k in points])
             first = next((k for k in points if seen[interps[k].label] != base), hi)
             lo = max([lo] + [k for k in points if k < first])

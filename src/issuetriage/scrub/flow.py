@@ -6,6 +6,7 @@ made through one `Runner` seam (the sandbox by default, a fake in tests).
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import sys
 from collections import Counter
@@ -17,7 +18,14 @@ from issuetriage.models import Issue
 from issuetriage.scrub import astedit
 from issuetriage.scrub.actionable import screen
 from issuetriage.scrub.bisect import bisect, probe_label
-from issuetriage.scrub.expected import add_wrong_result_assertion, distinctive, expected_from_text, parse_failure
+from issuetriage.scrub.expected import (
+    add_wrong_result_assertion,
+    distinctive,
+    expected_from_text,
+    expected_output,
+    parse_failure,
+    warning_filter,
+)
 from issuetriage.scrub.minimize import minimize
 from issuetriage.scrub.model import (
     BisectResult,
@@ -31,8 +39,9 @@ from issuetriage.scrub.model import (
     RunResult,
     Stop,
 )
-from issuetriage.scrub.outcome import Oracle, classify, in_library
-from issuetriage.scrub.pick import pick_repro
+from issuetriage.scrub.outcome import Oracle, classify, environmental, in_library
+from issuetriage.scrub.pick import blocks_after_prose, pick_repro
+from issuetriage.scrub.provision import Provisioner
 from issuetriage.scrub.safety import review
 from issuetriage.scrub.sandbox import SCRIPT, run_script
 from issuetriage.scrub.warm import WarmRunner, imported_modules
@@ -54,6 +63,8 @@ class Options:
     workers: int = 3
     have_gpu: bool = False
     warm: bool = True  # minimize through fork servers (scrub/warm.py); only with the sandbox runner
+    provisioner: Provisioner | None = None  # makes environments for interpreters with requirements
+    progress: Callable[[str], None] | None = None  # one line per long step (provisioning, bisect probes)
 
 
 @dataclass(frozen=True)
@@ -74,6 +85,8 @@ class ScrubReport:
     bisect: BisectResult | None = None
     original_lines: int = 0
     minimized: MinimizeResult | None = None
+    minimized_on: str | None = None
+    minimize_note: str = ""  # why minimization was skipped, or why it stopped
     script: str = ""
     triggers: tuple[str, ...] = field(default=())
 
@@ -118,17 +131,23 @@ def _already_said(trigger: str, text: str) -> bool:
 
 
 def _expectation(issue: Issue, code: str) -> tuple[str, Expected | None]:
-    text = "\n".join([issue.body, *(c.body for c in issue.comments)])
-    expected = expected_from_text(text)
+    texts = [issue.body, *(c.body for c in issue.comments)]
+    expected = expected_from_text("\n".join(texts))
+    if expected is not None and (expected.exception or "").endswith("Warning"):
+        return warning_filter(expected) + code, expected  # the run fails while the warning is emitted
     if expected is not None:
         return code, expected
+    shown = expected_output([b for text in texts for b in blocks_after_prose(text)])
+    if shown is not None:
+        return code, shown
     wrong = add_wrong_result_assertion(code)
     return wrong if wrong else (code, None)
 
 
 def _run_all(report: ScrubReport, options: Options, runner: Runner) -> ScrubReport:
     interps = options.interpreters or (default_interpreter(),)
-    newest = interps[-1]
+    ready = _preparer(options)
+    newest = ready(interps[-1])
     runs = _repeat(report.script, newest, options, runner, report.expected)
     expected = report.expected or _learned(runs[0][2])
     if expected is not report.expected:
@@ -137,11 +156,61 @@ def _run_all(report: ScrubReport, options: Options, runner: Runner) -> ScrubRepo
     report = replace(report, ran=True, isolation=runs[0][2].isolation, interpreter=newest.label,
                      outcome=outcome, runs=runs, expected=expected)
     if len(interps) > 1:
-        probe = lambda interp: classify(runner(report.script, interp, options.limits, 0), expected)
-        report = replace(report, bisect=bisect(interps, probe, min(3, options.workers)))
-    if options.minimize and outcome is Outcome.SAME_ERROR and expected is not None:
-        report = _minimized(report, newest, options, runner, expected)
-    return report
+        done = Counter[str]()
+
+        def probe(interp: Interpreter) -> Outcome:
+            result = classify(runner(report.script, ready(interp), options.limits, 0), expected)
+            done["n"] += 1
+            _say(options, f"bisect: {interp.label} -> {result} ({done['n']} of at most {len(interps)} probed)")
+            return result
+        # making an environment is the cost when versions are provisioned: probe one at a time
+        parallel = 1 if any(i.requirements for i in interps) else min(3, options.workers)
+        report = replace(report, bisect=bisect(interps, probe, parallel))
+    failing = newest if outcome is Outcome.SAME_ERROR else _last_failing(report, interps)
+    note = _skip_reason(options, outcome, expected, failing)
+    if note:
+        return replace(report, minimize_note=note)
+    assert failing is not None and expected is not None
+    _say(options, f"minimize: on {failing.label}")
+    control = _control(report, interps, failing)
+    return _minimized(report, ready(failing), options, runner, expected, control and ready(control))
+
+
+def _preparer(options: Options) -> Callable[[Interpreter], Interpreter]:
+    """Interpreters with requirements get their (cached) environment on first use."""
+    made: dict[str, Interpreter] = {}
+
+    def ready(interp: Interpreter) -> Interpreter:
+        if not interp.requirements:
+            return interp
+        if interp.label not in made:
+            _say(options, f"environment: {interp.label} ({' '.join(interp.requirements)})")
+            made[interp.label] = (options.provisioner or Provisioner()).ensure(interp)
+        return made[interp.label]
+    return ready
+
+
+def _say(options: Options, line: str) -> None:
+    if options.progress is not None:
+        options.progress(line)
+
+
+def _last_failing(report: ScrubReport, interps: tuple[Interpreter, ...]) -> Interpreter | None:
+    """The newest interpreter bisection saw fail the same way (the bug is fixed in the newest)."""
+    outcomes = dict(report.bisect.outcomes) if report.bisect else {}
+    same = [i for i in interps if outcomes.get(i.label) == Outcome.SAME_ERROR]
+    return same[-1] if same else None
+
+
+def _skip_reason(options: Options, outcome: Outcome, expected: Expected | None,
+                 failing: Interpreter | None) -> str:
+    if not options.minimize:
+        return "skipped: --no-minimize"
+    if expected is None:
+        return "skipped: no expected failure to keep (the issue shows none and the run did not fail)"
+    if failing is None:
+        return f"skipped: the outcome is {outcome}, not the reported failure, so there is nothing to keep"
+    return ""
 
 
 def _repeat(code: str, interp: Interpreter, options: Options, runner: Runner,
@@ -157,25 +226,34 @@ def _repeat(code: str, interp: Interpreter, options: Options, runner: Runner,
 
 
 def _learned(result: RunResult) -> Expected | None:
-    """No traceback in the issue: the failure of the first run becomes the expectation."""
+    """No traceback in the issue: the failure of the first run becomes the expectation (not a
+    missing module or file: that is the environment, not the bug)."""
     failure = parse_failure(result.stderr, SCRIPT)
+    if environmental(failure):
+        return None
     if failure is None or not failure.exception:
         return Expected(None, "", crash=True, source="first run") if result.signal else None
     return Expected(failure.exception, distinctive(failure.message), source="first run")
 
 
 def _minimized(report: ScrubReport, interp: Interpreter, options: Options, runner: Runner,
-               expected: Expected) -> ScrubReport:
+               expected: Expected, control: Interpreter | None = None) -> ScrubReport:
+    """Minimize on `interp`; with a `control` (a release where the bug is gone) every candidate
+    must also not fail the same way there, so a forged failure cannot pass for the bug."""
     first = report.runs[0][2]
     median = statistics.median(r.duration_s for _, _, r in report.runs)
     limits = replace(options.limits, timeout_s=min(options.limits.timeout_s, max(10.0, 5 * median)))
     from_library = in_library(parse_failure(first.stderr, SCRIPT))
-    cold = Oracle(lambda code: runner(code, interp, limits, 0), expected, from_library)
+    cold_control = (lambda code: runner(code, control, limits, 0)) if control else None
+    cold = Oracle(lambda code: runner(code, interp, limits, 0), expected, from_library, control=cold_control)
     result, spent = None, 0
     if options.warm:
         preload = imported_modules(report.script)
-        with WarmRunner(interp, limits, 0, options.isolation, preload, options.workers) as fast:
-            warm = Oracle(fast, expected, from_library)
+        with contextlib.ExitStack() as stack:
+            fast = stack.enter_context(WarmRunner(interp, limits, 0, options.isolation, preload, options.workers))
+            other = (stack.enter_context(WarmRunner(control, limits, 0, options.isolation, preload, 1))
+                     if control else None)
+            warm = Oracle(fast, expected, from_library, control=other)
             result = minimize(report.script, warm, options.target_lines, options.workers)
         spent = warm.calls
         # the warm answer counts only when a fresh interpreter agrees; else minimize cold
@@ -189,8 +267,22 @@ def _minimized(report: ScrubReport, interp: Interpreter, options: Options, runne
         result = minimize(report.script, cold, options.target_lines, options.workers)
         result = result and replace(result, oracle_calls=spent + cold.calls)
     if result is None:
-        return report
-    return replace(report, minimized=result, triggers=_triggers(result))
+        return replace(report, minimize_note="skipped: the script did not fail the same way again "
+                                             "under the minimizer's strict oracle")
+    checked = f"; every candidate also checked not to fail on {control.label}" if control else ""
+    return replace(report, minimized=result, minimized_on=interp.label, triggers=_triggers(result),
+                   minimize_note=f"stopped: {result.stopped}{checked}")
+
+
+def _control(report: ScrubReport, interps: tuple[Interpreter, ...], failing: Interpreter) -> Interpreter | None:
+    """The bisection neighbour of `failing` where the script passes (the fix, or the last good)."""
+    b = report.bisect
+    if b is None or failing.label not in (b.last_same, b.first_changed):
+        return None
+    other = b.first_changed if failing.label == b.last_same else b.last_same
+    if dict(b.outcomes).get(other or "") != Outcome.PASSES:
+        return None
+    return next((i for i in interps if i.label == other), None)
 
 
 def _triggers(result: MinimizeResult) -> tuple[str, ...]:

@@ -3,7 +3,8 @@
 Order per round: cut what runs after the failure, try the failing call alone after the imports,
 drop unused imports and definitions, slice to
 what the failing statement needs, delete statements body by body (chunks in parallel, merged and
-re-verified), flatten control flow, inline calls, propagate copies, then simplify device, dtype,
+re-verified), flatten control flow, inline calls, propagate copies, drop dead code (write-only
+names, overwritten assignments, unreachable statements), then simplify device, dtype,
 backend and sizes. Stop below `target` non-import lines or after two rounds without progress.
 """
 
@@ -15,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from issuetriage.scrub import astedit, holders, modules, rewrite, transforms
+from issuetriage.scrub import astedit, deadcode, holders, modules, rewrite, transforms
 from issuetriage.scrub.model import MinimizeResult
 from issuetriage.scrub.outcome import Oracle
 from issuetriage.scrub.transforms import Edit, apply_edits
@@ -49,7 +50,7 @@ def minimize(code: str, oracle: Oracle, target: int = 20, workers: int = 3,
         return None
     with ThreadPoolExecutor(max_workers=workers) as pool:
         state = _State(start, oracle, pool)
-        stale, rounds = 0, 0
+        stale, rounds, stopped = 0, 0, f"round limit ({max_rounds} rounds)"
         while stale < 2 and rounds < max_rounds:
             rounds += 1
             before = astedit.count_lines(state.code)
@@ -60,9 +61,13 @@ def minimize(code: str, oracle: Oracle, target: int = 20, workers: int = 3,
                 state.spent[name] = state.spent.get(name, 0) + oracle.calls - before_calls
             stale = 0 if astedit.count_lines(state.code) < before else stale + 1
             if astedit.count_lines(state.code, skip_imports=True) < target:
+                stopped = f"below the target of {target} non-import lines"
                 break
+            if stale >= 2:
+                stopped = "two rounds without progress"
     return MinimizeResult(state.code, astedit.count_lines(state.code), oracle.calls, rounds,
-                          tuple(state.passes), tuple(state.spent.items()))
+                          tuple(state.passes), tuple(state.spent.items()),
+                          stopped=f"{stopped} after {rounds} round{'s' * (rounds != 1)}")
 
 
 def _truncate(state: _State) -> None:
@@ -270,7 +275,11 @@ def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False) -> 
             state.failed.update(e.label for e, ok in zip(edits, results) if not ok)
             if not good:
                 return
-            merged = apply_edits(state.code, good)
+            try:
+                merged = apply_edits(state.code, good)
+            except (AttributeError, IndexError, TypeError):  # two edits reached the same statement
+                good = good[:1]
+                merged = apply_edits(state.code, good)
             if len(good) > 1 and not state.oracle(merged):
                 merged = apply_edits(state.code, good[:1])
             if merged == state.code:
@@ -289,10 +298,11 @@ _ROUND: tuple[Callable[[_State], None], ...] = (
     _edits("unfold config holders", holders.holder_edits),
     _edits("inline wrapper modules", modules.module_edits),
     _edits("propagate copies", rewrite.copy_edits),
+    _edits("drop dead code", deadcode.dead_edits),
     _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
     _edits("unwrap calls", transforms.unwrap_edits, traced=True),
     _edits("zero sizes", rewrite.zero_edits),
     _edits("trivial arguments at the failing call", lambda code, lines: transforms.literal_edits(code, lines[-1:]),
            traced=True),
-    _prune,
+    _truncate, _prune,  # rewrites above can leave statements behind the failing one
 )

@@ -15,6 +15,7 @@ class Outcome(StrEnum):
     DIFFERENT_ERROR = "different_error"
     CRASH = "crash"
     TIMEOUT = "timeout"
+    ENVIRONMENT = "environment"  # failed on a missing module or file: not a reproduction either way
 
 
 @dataclass(frozen=True)
@@ -31,13 +32,20 @@ class ReproSource:
 class Expected:
     """The failure that proves the bug: exception class and a distinctive message substring.
 
-    `crash` means the bug is a hard crash (segfault, abort) rather than an exception.
+    `crash` means the bug is a hard crash (segfault, abort) rather than an exception; `signal`
+    narrows it when the report names one. `hang` means the bug is that the script never finishes.
+    `output` is wrong output the report shows: the run must print it (and `wanted` is what the
+    reporter expected instead).
     """
 
     exception: str | None
     substring: str = ""
     crash: bool = False
-    source: str = ""  # where we learned it: "traceback", "assertion", "crash", "first run"
+    source: str = ""  # "traceback", "warning", "assertion", "crash", "hang", "output", "first run"
+    signal: int | None = None
+    hang: bool = False
+    output: str = ""
+    wanted: str = ""
 
 
 @dataclass(frozen=True)
@@ -51,11 +59,13 @@ class Finding:
 
 @dataclass(frozen=True)
 class Interpreter:
-    """One Python to run repros with; `pythonpath` adds library folders (a fake library in tests)."""
+    """One Python to run repros with; `pythonpath` adds library folders (a fake library in tests);
+    `requirements` not yet installed (scrub.provision makes the environment on first use)."""
 
     label: str
     python: Path
     pythonpath: tuple[Path, ...] = ()
+    requirements: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -124,3 +134,4 @@ class MinimizeResult:
     passes: tuple[str, ...] = field(default=())
     calls_by_pass: tuple[tuple[str, int], ...] = field(default=())
     runs: str = "cold"  # how candidates ran: "cold" (fresh interpreter each) or warm (fork server)
+    stopped: str = ""  # why minimization stopped: below target, no progress, round limit

@@ -27,6 +27,20 @@ def code_blocks(markdown: str) -> list[tuple[str, str]]:
     ]
 
 
+def blocks_after_prose(markdown: str) -> list[tuple[str, str]]:
+    """Code blocks that are not programs, as (the prose just before, text): "Expected:" / "Got:"."""
+    found, lead = [], ""
+    for tok in _md.parse(markdown or ""):
+        if tok.type == "inline":
+            lead = tok.content
+        elif tok.type in ("fence", "code_block"):
+            program = runnable(tok.info.strip().split(" ")[0].lower(), tok.content)
+            if program is None or _count(program) < 2:
+                found.append((lead, tok.content))
+            lead = ""
+    return found
+
+
 def _strip_prompts(code: str) -> str:
     """Turn a `>>>` console session into plain code; leave other code alone."""
     lines = code.splitlines()
@@ -47,8 +61,8 @@ def runnable(info: str, code: str) -> str | None:
         tree = ast.parse(code)
     except SyntaxError:
         return None
-    has_action = any(not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr)) or
-                     isinstance(getattr(s, "value", None), ast.Call) for s in tree.body)
+    has_action = any(not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr, ast.AnnAssign)) or
+                     isinstance(getattr(s, "value", None), ast.Call) for s in tree.body)  # `got: [1]` is output
     return code if tree.body and has_action else None
 
 

@@ -41,6 +41,11 @@ def to_json(report: ScrubReport) -> dict[str, Any]:
         "oracle_calls": mini.oracle_calls if mini else 0,
         "minimize_passes": list(mini.passes) if mini else [],
         "minimize_runs": mini.runs if mini else None,
+        "minimize_calls_by_pass": dict(mini.calls_by_pass) if mini else {},
+        "minimized_on": report.minimized_on,
+        "minimize_note": report.minimize_note,
+        "verdict": verdict(report),
+        "exit_code": exit_code(report),
         "triggers": list(report.triggers),
         "comment": to_markdown(report),
     }
@@ -53,29 +58,84 @@ def _ratio(report: ScrubReport) -> str | None:
     return f"{hits}/{len(report.runs)}"
 
 
+EXIT_CODES = {"reproduced": 0, "not reproduced": 1, "different error": 3, "environment": 4,
+              "blocked": 5, "not run": 6}  # 2 is a usage error (bad input), raised before a report exists
+
+
+def verdict(report: ScrubReport) -> str:
+    """One of EXIT_CODES' keys: what a script calling scrub needs to branch on."""
+    if report.blocked:
+        return "blocked"
+    if report.stop or report.outcome is None:
+        return "not run"
+    return {Outcome.SAME_ERROR: "reproduced", Outcome.PASSES: "not reproduced",
+            Outcome.ENVIRONMENT: "environment"}.get(report.outcome, "different error")
+
+
+def exit_code(report: ScrubReport) -> int:
+    """The documented exit code of `issuetriage scrub` for this report (docs/scrub.md)."""
+    return EXIT_CODES[verdict(report)]
+
+
+def _what(report: ScrubReport) -> str:
+    exp = report.expected
+    if exp is None:
+        return "no expected failure"
+    if exp.exception:
+        return f"`{exp.exception}: ...{exp.substring}...`"
+    if exp.hang:
+        return "the reported hang (no exit within the time limit)"
+    if exp.output:
+        return f"the reported wrong output `{exp.output[:80]}`"
+    return f"the reported crash{f' (signal {exp.signal})' if exp.signal else ''}"
+
+
 def _headline(report: ScrubReport) -> str:
     if report.stop:
         label = f" (suggested label: `{report.stop.label}`)" if report.stop.label else ""
         return f"Did not run the reproduction: {report.stop.reason}{label}."
     where = f"`{report.interpreter}`"
-    exp = report.expected
-    what = f"`{exp.exception}: ...{exp.substring}...`" if exp and exp.exception else "the reported crash"
     if report.outcome is Outcome.SAME_ERROR:
-        return f"Still reproduces on {where} ({_ratio(report)} runs fail with {what})."
+        return f"Still reproduces on {where} ({_ratio(report)} runs show {_what(report)})."
     if report.outcome is Outcome.PASSES:
         return f"No longer reproduces on {where}: the script now runs to completion."
-    return f"Outcome on {where}: **{report.outcome}** (expected {what}); a human should look."
+    if report.outcome is Outcome.ENVIRONMENT:
+        failure = _last_error_line(report)
+        return (f"Could not check on {where}: the run needs a module or file that is not there "
+                f"({failure}). This is an environment problem, not a reproduction.")
+    return (f"Outcome on {where}: **{report.outcome}**, not {_what(report)}; this does not show "
+            f"the reported bug, a human should look.")
+
+
+def _last_error_line(report: ScrubReport) -> str:
+    lines = [line for line in report.runs[0][2].stderr.splitlines() if line.strip()] if report.runs else []
+    return f"`{lines[-1].strip()[:120]}`" if lines else "no error output"
+
+
+def _bisect_sentence(report: ScrubReport) -> str | None:
+    b = report.bisect
+    if b is None or not b.first_changed:
+        return None
+    outcomes = dict(b.outcomes)
+    before, after = outcomes.get(b.last_same or ""), outcomes.get(b.first_changed)
+    if before == Outcome.SAME_ERROR and after == Outcome.PASSES:
+        return f"Fixed in `{b.first_changed}` (last affected: `{b.last_same}`)."
+    if before == Outcome.PASSES and after == Outcome.SAME_ERROR:
+        return f"Introduced in `{b.first_changed}` (last good: `{b.last_same}`)."
+    return (f"The outcome changes from {before} to {after} between `{b.last_same}` and "
+            f"`{b.first_changed}` (first version with the new outcome).")
 
 
 def to_markdown(report: ScrubReport) -> str:
     """The comment: still reproduces / fixed in, bisect, minimized repro only when it changed."""
     parts = [_headline(report)]
-    if report.bisect and report.bisect.first_changed:
-        parts.append(f"The outcome changes between `{report.bisect.last_same}` and "
-                     f"`{report.bisect.first_changed}` (first version with the new outcome).")
+    sentence = _bisect_sentence(report)
+    if sentence:
+        parts.append(sentence)
     mini = report.minimized
     if mini is not None and mini.lines < report.original_lines:
-        parts.append(f"Minimized from {report.original_lines} to {mini.lines} lines, still the same "
+        on = f" on `{report.minimized_on}`" if report.minimized_on != report.interpreter else ""
+        parts.append(f"Minimized{on} from {report.original_lines} to {mini.lines} lines, still the same "
                      f"failure:\n\n```python\n{mini.code.rstrip()}\n```")
     if report.triggers:
         parts.append("Trigger conditions: " + "; ".join(report.triggers) + ".")
@@ -88,15 +148,35 @@ def to_markdown(report: ScrubReport) -> str:
 
 
 def to_text(report: ScrubReport) -> str:
+    """For a person at a terminal: the verdict, then what ran, what changed, and why it stopped."""
     data = to_json(report)
-    lines = [f"issue: {data['issue']}"]
-    for key in ("stop", "repro_source", "expected", "blocked_rules", "ran", "isolation", "interpreter",
-                "outcome", "same_error_ratio", "bisect", "original_lines", "minimized_lines",
-                "oracle_calls", "minimize_runs", "triggers"):
-        lines.append(f"{key}: {data[key]}")
-    lines += [f"safety: {f['rule']} line {f['line']}: {f['snippet']}" for f in data["safety"]]
+    lines = [f"{report.issue}: {data['verdict']} (exit {data['exit_code']})", f"  {_headline(report)}"]
+    if report.repro_source:
+        lines.append(f"  repro: {report.repro_source.where} by {report.repro_source.author} "
+                     f"({report.repro_source.reason}), {report.original_lines} lines")
+    if report.expected:
+        lines.append(f"  expected: {_what(report).strip('`')} (from {report.expected.source})")
+    lines += [f"  safety: {f.rule} at line {f.line}: {f.snippet}"
+              + ("" if f.rule in report.blocked else " (allowed)") for f in report.safety]
+    if report.ran:
+        lines.append(f"  ran: {report.interpreter}, isolation {report.isolation}, "
+                     f"{data['same_error_ratio']} runs show the reported failure")
+    if report.bisect:
+        lines.append("  bisect: " + ", ".join(f"{k} {v}" for k, v in report.bisect.outcomes))
+        sentence = _bisect_sentence(report)
+        if sentence:
+            lines.append(f"  {sentence.replace('`', '')}")
+    mini = report.minimized
+    if mini is not None:
+        lines.append(f"  minimized: {report.original_lines} -> {mini.lines} lines, {mini.oracle_calls} "
+                     f"oracle calls, {mini.runs}")
+        lines.append(f"  passes: {', '.join(dict.fromkeys(mini.passes)) or 'none changed the script'}")
+    if report.minimize_note:
+        lines.append(f"  minimize: {report.minimize_note}")
+    if report.triggers:
+        lines.append(f"  triggers: {'; '.join(report.triggers)}")
     if data["minimized"]:
-        lines += ["minimized:", data["minimized"].rstrip()]
+        lines += ["", data["minimized"].rstrip()]
     return "\n".join(lines) + "\n"
 
 

@@ -108,6 +108,38 @@ def _prefixes(python: Path) -> tuple[str, ...]:
     return tuple(sorted(d for d in dirs if not d.startswith("/usr") and d != "/"))
 
 
+_SYS_PATH_PROBE = """import json, sys, glob, os, ast
+found = [p for p in sys.path if p]
+for site in [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]:
+    for finder in glob.glob(os.path.join(site, "__editable__*finder.py")):
+        for node in ast.walk(ast.parse(open(finder).read())):
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "MAPPING":
+                found += list(ast.literal_eval(node.value).values())
+print(json.dumps(found))
+"""
+
+
+@functools.cache
+def library_folders(python: Path) -> tuple[str, ...]:
+    """What the interpreter's `sys.path` needs, to bind read-only: site-packages, the folders `.pth`
+    files add (editable installs, development checkouts) and the sources setuptools' editable
+    finders map, asked once of the trusted interpreter as the sandbox starts it (`-I`: no
+    PYTHONPATH, no user site). Never `/`, a home folder or one of its ancestors."""
+    try:
+        out = subprocess.run([str(python), "-I", "-c", _SYS_PATH_PROBE], capture_output=True, text=True,
+                             timeout=60, env={"PATH": "/usr/bin:/bin"}).stdout
+        entries = json.loads(out.strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError, subprocess.TimeoutExpired) as exc:
+        raise ReproError(f"cannot ask interpreter {python} for its sys.path: {exc}") from exc
+    homes = {os.path.expanduser("~"), "/home", "/root"}
+    kept = []
+    for entry in dict.fromkeys(os.path.realpath(e) for e in entries):
+        covers_home = any(h == entry or h.startswith(entry.rstrip("/") + "/") for h in homes)
+        if os.path.exists(entry) and entry != "/" and not covers_home and not entry.startswith("/usr/"):
+            kept.append(entry)
+    return tuple(kept)
+
+
 def _env(interp: Interpreter, seed: int, workdir: str) -> dict[str, str]:
     env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
            "PYTHONHASHSEED": str(seed), "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1",
@@ -182,7 +214,8 @@ def start(cmd: list[str], scratch: str, interp: Interpreter, limits: Limits, see
         proc = subprocess.Popen(_limits_prefix(limits, False) + cmd, cwd=scratch, env=env,
                                 start_new_session=True, **popen)  # type: ignore[call-overload]
         return Sandbox(proc, "none", limits.memory_bytes)
-    folders = (*_prefixes(interp.python), *map(str, interp.pythonpath))
+    folders = tuple(dict.fromkeys((*_prefixes(interp.python), *library_folders(interp.python),
+                                   *map(str, interp.pythonpath))))
     return _start_bwrap(cmd, scratch, folders, limits, env, as_pid_1, popen)
 
 

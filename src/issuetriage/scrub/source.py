@@ -26,6 +26,12 @@ def load_issue(spec: str) -> Issue:
     raise UserError(f"{spec!r} is neither a JSON file nor OWNER/REPO#N")
 
 
+def ref_of(spec: str) -> tuple[str, int] | None:
+    """(OWNER/REPO, N) when `spec` names a live issue rather than an existing file."""
+    match = _REF.match(spec)
+    return (match.group(1), int(match.group(2))) if match and not Path(spec).is_file() else None
+
+
 def fetch_issue(repo: str, number: int) -> Issue:
     """Fetch through the GitHub adapter (credentials from the environment)."""
     try:
