@@ -225,8 +225,7 @@ class Live(_Strict):
     min_support: int = Field(10, ge=1)  # plans with the label before its precision is judged
     window_days: int = Field(30, ge=1)
     bot_accounts: tuple[str, ...] = ("issuetriage[bot]", "issuetriage-bot")
-    queue_labels: tuple[str, ...] = ()
-    queue_prefixes: tuple[str, ...] = ("oncall:",)
+    queue_labels: tuple[str, ...] = ()  # more labels the report counts as work queues
     unused_months: int = Field(12, ge=1)
 
 

@@ -86,7 +86,7 @@ def queues(issues: list, policy: Policy, now: datetime) -> list[dict[str, Any]]:
         if issue.state != "open" or issue.is_pull_request:
             continue
         for label in issue.labels:
-            if label in live.queue_labels or label.startswith(live.queue_prefixes):
+            if policy.is_oncall(label) or label in live.queue_labels:
                 age = (now - utc(issue.created_at)).days if issue.created_at else 0
                 ages[label].append(age)
     return [{"label": label, "open": len(a), "median_age_days": statistics.median(a), "oldest_days": max(a)}
