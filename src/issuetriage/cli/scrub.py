@@ -60,8 +60,8 @@ def register(app: typer.Typer) -> None:
         interps = bisect.parse_interpreters(python) + (bisect.conda_interpreters() if conda else [])
         interps = sorted(interps, key=lambda i: bisect.version_key(i.label))
         provisioner = provision.Provisioner(
-            **({"base_python": interps[-1].python} if interps else {}),
-            **({"cache": env_cache} if env_cache else {}), index_url=index_url,
+            **({"base_python": interps[-1].python} if interps else {}),  # type: ignore[arg-type]
+            **({"cache": env_cache} if env_cache else {}), index_url=index_url,  # type: ignore[arg-type]
             find_links=tuple(find_links), no_index=no_index, max_envs=max_envs)
         if versions is not None:
             if len(interps) > 1:

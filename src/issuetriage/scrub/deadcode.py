@@ -110,5 +110,5 @@ def _cut_after(k: int, j: int):
 def _else_of(k: int, j: int):
     def fn(tree: ast.Module) -> None:
         block = bodies(tree)[k]
-        block[j:j + 1] = block[j].orelse or [ast.Pass()]
+        block[j:j + 1] = block[j].orelse or [ast.Pass()]  # type: ignore[attr-defined]
     return fn

@@ -216,7 +216,7 @@ def _skip_reason(options: Options, outcome: Outcome, expected: Expected | None,
 def _repeat(code: str, interp: Interpreter, options: Options, runner: Runner,
             expected: Expected | None) -> tuple[tuple[int, Outcome, RunResult], ...]:
     """Run with seeds 0..runs-1; when outcomes disagree, run up to 5 times and keep them all."""
-    done = []
+    done = []  # type: ignore[var-annotated]
     for seed in range(5):
         if seed >= options.runs and len({o for _, o, _ in done}) <= 1:
             break

@@ -129,7 +129,7 @@ def _shutdown(code):
     try:
         import threading
 
-        threading._shutdown()
+        threading._shutdown()  # type: ignore[attr-defined]
         import atexit
 
         atexit._run_exitfuncs()

@@ -117,7 +117,7 @@ def _init_values(init: ast.FunctionDef, call: ast.Call) -> dict[object, ast.expr
     if init.args.vararg or init.args.kwarg or init.args.kwonlyargs or len(call.args) > len(params):
         return None
     defaults = dict(zip(params[::-1], init.args.defaults[::-1]))
-    given = {**defaults, **dict(zip(params, call.args)), **{k.arg: k.value for k in call.keywords}}
+    given = {**defaults, **dict(zip(params, call.args)), **{k.arg: k.value for k in call.keywords}}  # type: ignore[misc]
     out: dict[object, ast.expr] = {}
     for stmt in init.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):

@@ -131,7 +131,7 @@ def _propagator(where: str, source: str):
             return
         name = target.targets[0].id  # type: ignore[attr-defined]
         value = target.value
-        for node in list(_scope_nodes(scope)):
+        for node in list(_scope_nodes(scope)):  # type: ignore[arg-type]
             for field, old in ast.iter_fields(node):
                 if isinstance(old, list):
                     for i, item in enumerate(old):
@@ -235,7 +235,7 @@ def simplify_edits(code: str) -> list[Edit]:
         probe = _Simplify(kind)
         probe.visit(ast.parse(code))
         if probe.changed:
-            edits.append(Edit(GLOBAL, f"simplify {kind}", lambda tree, k=kind: _Simplify(k).visit(tree)))
+            edits.append(Edit(GLOBAL, f"simplify {kind}", lambda tree, k=kind: _Simplify(k).visit(tree)))  # type: ignore[misc]
     return edits
 
 

