@@ -336,3 +336,11 @@ def test_audit_answers_why_the_bot_did_that(tmp_path, capsys):
     assert code == 0 and "pytorch/pytorch#13" in out and f"[{rows[0]['trace'][0]['step']}]" in out
     code, _, err = run_cli(capsys, "audit", "--store", str(tmp_path / "none.db"))
     assert code == 2 and "no such store" in err
+
+
+def test_the_cli_prior_veto_default_is_the_trainers():
+    """`cli/learn.py` names TrainConfig's default itself so `--help` need not import scikit-learn."""
+    from issuetriage.cli.learn import PRIOR_VETO
+    from issuetriage.judges.learned.train import TrainConfig
+
+    assert PRIOR_VETO == TrainConfig().prior_veto

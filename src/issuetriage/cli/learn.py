@@ -8,11 +8,6 @@ from typing import Annotated, Optional
 import typer
 
 from issuetriage.cli.options import Format, FormatOpt, ModelOpt, ProfileOpt, emit
-from issuetriage.evaluate.report import format_text
-from issuetriage.evaluate.run import EvalOptions, evaluate
-from issuetriage.judges.learned.corpus import load_corpus
-from issuetriage.judges.learned.model import check_model_out, save_model
-from issuetriage.judges.learned.train import TrainConfig, train
 from issuetriage.policy import load_profile
 
 CorpusOpt = Annotated[Path, typer.Option("--corpus", help="JSONL issues with their final labels.")]
@@ -20,6 +15,7 @@ StrictOpt = Annotated[bool, typer.Option("--strict", help="Reject the corpus on 
                                                           "instead of skipping bad lines.")]
 
 
+PRIOR_VETO = 0.1  # TrainConfig's default; typer needs it before the learning stack is imported
 PriorVetoOpt = Annotated[float, typer.Option(
     "--prior-veto", min=0.0, max=1.01,
     help="Keep the heuristic's confident labels unless the model's probability is below this "
@@ -27,9 +23,12 @@ PriorVetoOpt = Annotated[float, typer.Option(
 
 
 def train_command(corpus_path: Path, profile: str, out: Path, target_precision: float,
-                  strict: bool, prior_veto: float = TrainConfig.prior_veto) -> dict:
+                  strict: bool, prior_veto: float = PRIOR_VETO) -> dict:
     """Train on a corpus and save the model; returns the manifest summary printed."""
     from issuetriage.judges.heuristic import HeuristicJudge
+    from issuetriage.judges.learned.corpus import load_corpus
+    from issuetriage.judges.learned.model import check_model_out, save_model
+    from issuetriage.judges.learned.train import TrainConfig, train
 
     policy = load_profile(profile)
     check_model_out(out)  # before training, which can take a while
@@ -57,7 +56,7 @@ def register(app: typer.Typer) -> None:
         profile: ProfileOpt = "pytorch",
         target_precision: Annotated[float, typer.Option(
             "--target-precision", min=0.5, max=1.0, help="Precision each label's threshold aims for.")] = 0.9,
-        prior_veto: PriorVetoOpt = TrainConfig.prior_veto,
+        prior_veto: PriorVetoOpt = PRIOR_VETO,
         strict: StrictOpt = False,
         fmt: FormatOpt = Format.json,
     ) -> None:
@@ -78,7 +77,7 @@ def register(app: typer.Typer) -> None:
         target_precision: Annotated[float, typer.Option(
             "--target-precision", min=0.5, max=1.0,
             help="With --folds and the learned judge: the precision per-fold thresholds aim for.")] = 0.9,
-        prior_veto: PriorVetoOpt = TrainConfig.prior_veto,
+        prior_veto: PriorVetoOpt = PRIOR_VETO,
         strict: StrictOpt = False,
         neighbours: Annotated[int, typer.Option(
             "--neighbours", min=0, help="Offline judges also take the vote of the K most similar "
@@ -91,6 +90,10 @@ def register(app: typer.Typer) -> None:
                                     "the rest is history and training data.")] = None,
     ) -> None:
         """Replay labelled issues through the engine and score it. Example: issuetriage eval --corpus issues.jsonl --folds 5"""
+        from issuetriage.evaluate.report import format_text
+        from issuetriage.evaluate.run import EvalOptions, evaluate
+        from issuetriage.judges.learned.train import TrainConfig
+
         report = evaluate(corpus, profile, judge, model, folds, seed, strict,
                           TrainConfig(target_precision=target_precision, prior_veto=prior_veto),
                           EvalOptions(neighbours, answers, prompt, sample))
