@@ -344,3 +344,12 @@ def test_the_cli_prior_veto_default_is_the_trainers():
     from issuetriage.judges.learned.train import TrainConfig
 
     assert PRIOR_VETO == TrainConfig().prior_veto
+
+
+def test_commands_are_registered_once_however_often_main_runs(capsys):
+    from issuetriage.cli.app import app
+
+    for _ in range(3):
+        run_cli(capsys, "--version")
+    names = [c.name for c in app.registered_commands]
+    assert len(names) == len(set(names))

@@ -63,9 +63,16 @@ COMMAND_MODULES = (
 )
 
 
+_registered: list[str] = []
+
+
 def _register() -> None:
+    """Attach every command module's commands to the app, once per process (a second `main()` in
+    the same process, as in tests, must not register them twice)."""
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(app)
+        if name not in _registered:
+            importlib.import_module(name).register(app)
+            _registered.append(name)
 
 
 def fail(message: str, code: int = 2) -> None:
