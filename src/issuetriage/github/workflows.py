@@ -101,15 +101,7 @@ jobs:
             ''|*[!0-9]*) echo "stage 1 saved no valid issue number" >&2; exit 1 ;;
           esac
           echo "number=$number" >> "$GITHUB_OUTPUT"
-      - name: Check out the repository (its profile, and a committed wheel if one is used)
-        uses: actions/checkout@v5
-        with:
-          persist-credentials: false
-      - uses: actions/setup-python@v6
-        with:
-          python-version: "3.12"
-      - name: Install issuetriage from its pinned source
-        run: python -m pip install "@INSTALL@"
+@SETUP@
       - name: Triage, apply and check the outcome
         env:
           GITHUB_TOKEN: ${{ github.token }}
@@ -145,15 +137,7 @@ jobs:
       contents: read
       issues: write
     steps:
-      - name: Check out the repository (its profile, and a committed wheel if one is used)
-        uses: actions/checkout@v5
-        with:
-          persist-credentials: false
-      - uses: actions/setup-python@v6
-        with:
-          python-version: "3.12"
-      - name: Install issuetriage from its pinned source
-        run: python -m pip install "@INSTALL@"
+@SETUP@
       - name: Triage the backlog
         env:
           GITHUB_TOKEN: ${{ github.token }}
@@ -167,6 +151,19 @@ jobs:
 FILES = {"issuetriage-select.yml": SELECT, "issuetriage-apply.yml": APPLY, "issuetriage-backlog.yml": BACKLOG}
 
 
+# The steps both jobs start with: the repository (for a repo-local profile), Python, issuetriage.
+SETUP = """\
+      - name: Check out the repository (its profile, and a committed wheel if one is used)
+        uses: actions/checkout@v5
+        with:
+          persist-credentials: false
+      - uses: actions/setup-python@v6
+        with:
+          python-version: "3.12"
+      - name: Install issuetriage from its pinned source
+        run: python -m pip install "@INSTALL@"
+"""
+
 _UNSAFE = "\n\"'`$;&|<> \\"
 
 
@@ -176,7 +173,7 @@ def render(install: str, profile: str = "pytorch", environment: str = "issue-tri
     for name, value in (("install", install), ("profile", profile), ("environment", environment)):
         if not value or any(c in value for c in _UNSAFE):
             raise UserError(f"--{name} {value!r}: must be non-empty without spaces, quotes or shell characters")
-    values = {"@INSTALL@": install, "@PROFILE@": profile, "@ENVIRONMENT@": environment,
+    values = {"@SETUP@\n": SETUP, "@INSTALL@": install, "@PROFILE@": profile, "@ENVIRONMENT@": environment,
               "@CRON@": cron, "@LIMIT@": str(limit)}
     out = {}
     for name, text in FILES.items():
