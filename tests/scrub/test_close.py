@@ -59,7 +59,8 @@ def test_fixed_in_a_release_closes_through_the_flow_with_the_template(tmp_path, 
         rows = store.audit(REPO, 7)
     assert done is not None and done.applied and done.rejections == ()
     assert done.verdict is not None and done.verdict.outcome.value == "closed" and done.verdict.ok
-    writes = [w for w in standin.writes if w.path != "/graphql"]
+    writes = standin.writes  # REST only: no subscription mutation on an issue that ends closed
+    assert all(w.path != "/graphql" for w in writes)
     comment, close = writes[0].body["body"], writes[1].body
     assert "fixed in fakelib 2.0" in comment and policy.template_marker("fixed_in_release") in comment
     assert "Traceback" not in comment and "```" not in comment  # the scrub report is not posted
@@ -202,3 +203,26 @@ def test_apply_refuses_a_profile_without_the_template(tmp_path, capsys, policy):
     code, out, err = run_cli(capsys, "scrub", "--issue", "acme/widgets#7", "--apply", "--profile",
                              str(profile), "--no-isolation", "--python", f"py={sys.executable}")
     assert code == 2 and out == "" and "no 'fixed_in_release' template" in err
+
+
+def test_cli_apply_closes_through_the_flow_and_prints_the_close(tmp_path, github, policy, capsys, monkeypatch):
+    """`scrub --apply OWNER/REPO#N`: the CLI's own wiring (profile, audit store, GitHub applier);
+    scrub itself is the library run above, its result handed to the CLI."""
+    from builders import run_cli
+    from issuetriage.scrub import flow
+
+    standin, client = github
+    _, report = _scrubbed(tmp_path, client)
+    for key, value in standin.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(flow, "scrub", lambda issue, options: report)
+    db = tmp_path / "audit.db"
+    code, out, err = run_cli(capsys, "scrub", "--issue", f"{REPO}#7", "--apply", "--store", str(db),
+                             "--format", "json", "--no-isolation", "--python", f"py={sys.executable}")
+    data = json.loads(out)
+    assert code == 1 and data["verdict"] == "not reproduced"  # fixed: scrub's own exit code
+    assert data["close"]["outcome"] == "closed" and data["close"]["applied"] is True
+    assert data["close"]["plan"]["decision"] == "fixed_in_release" and "outcome: closed" in err
+    assert standin.state.issues[(REPO, 7)]["state"] == "closed"
+    with Store(db) as store:
+        assert [r["decision"] for r in store.audit(REPO, 7)] == ["fixed_in_release"]
