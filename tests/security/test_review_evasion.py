@@ -29,6 +29,10 @@ EVASIONS = {
         ("network", "import urllib.parse as up\nup.__dict__['sys'].modules['socket']"),
         ("network", "import operator, urllib.parse\noperator.attrgetter('request')(urllib)"),
     ],
+    "network modules reached without importing them": [
+        ("network", "import sys\ns = sys.modules['socket'].socket()"),
+        ("network", "import sys\nsys.modules['http.client'].HTTPConnection('h').request('GET', '/')"),
+    ],
     "star imports": [
         ("dynamic_code", "from os import *\nsystem('id')"),
         ("dynamic_code", "from subprocess import *\nrun(['id'])"),

@@ -227,9 +227,14 @@ def _impure_uses(tree: ast.Module, aliases: dict[str, str], lines: list[str]) ->
         top: ast.expr = node
         while isinstance(up := parents.get(id(top)), ast.Attribute) and up.value is top:
             top = up
-        parts = qualname(top, aliases).split(".")
-        if not (len(parts) > 2 and parts[2] in _PURE.get(".".join(parts[:2]), ())):
+        if not _pure(qualname(top, aliases)):
             yield "network", node.lineno, _snippet(node, lines)
+
+
+def _pure(name: str) -> bool:
+    """`urllib.parse.quote...`: a name inside a pure part of a network package."""
+    parts = name.split(".")
+    return len(parts) > 2 and parts[2] in _PURE.get(".".join(parts[:2]), ())
 
 
 def _reference_rule(node: ast.AST, aliases: dict[str, str]) -> str | None:
@@ -316,7 +321,8 @@ def _call_rule(call: ast.Call, aliases: dict[str, str], temps: set[str]) -> str 
     if name in _DECODERS or method == "fromhex" or (method == "decode" and _codec_arg(call)) or (
             name.split(".")[0] in _DECODER_MODULES and _DECODER_NAME.search(name.rsplit(".", 1)[-1])):
         return "obfuscation"
-    if name.startswith(_NETWORK_CALLS) or method in _NETWORK_METHODS or _kw_true(call, "download"):
+    if name.startswith(_NETWORK_CALLS) or method in _NETWORK_METHODS or _kw_true(call, "download") or (
+            name.split(".")[0] in _NETWORK_MODULES and not _pure(name)):  # sys.modules['socket'].socket()
         return "network"
     if name in _OPENERS:
         return "file_write" if _open_writes_outside(call, temps) else None
