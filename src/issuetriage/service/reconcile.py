@@ -127,16 +127,18 @@ def unmarked_issues(client: GitHubClient, repo: str, since: datetime, marker: st
 
 def reconcile(resolver: AppResolver, enqueue: Enqueue, since: datetime,
               last_seen: Callable[[str], datetime | None] = lambda repo: None,
-              repos: Iterable[str] | None = None) -> Reconciled:
+              repos: Iterable[str] | None = None, dry_run: bool = False) -> Reconciled:
     """Redeliver failed deliveries back to `since`, then sweep each repository (default: every
     installed one) from its last event seen (else `since`); a repository that cannot be swept
-    (no usable profile, a GitHub error) is skipped with its reason, the others still are."""
+    (no usable profile, a GitHub error) is skipped with its reason, the others still are.
+    `dry_run` finds the same but neither redelivers nor enqueues."""
     app = resolver.app.app
     done = Reconciled()
     found = deliveries(app, since)
     done.deliveries = len(found)
     for item in to_redeliver(found):
-        redeliver(app, int(item["id"]))
+        if not dry_run:
+            redeliver(app, int(item["id"]))
         done.redelivered.append(str(item["guid"]))
     targets = {repo: None for repo in repos} if repos is not None else installed_repos(resolver)
     for repo, installation in targets.items():
@@ -150,6 +152,7 @@ def reconcile(resolver: AppResolver, enqueue: Enqueue, since: datetime,
             done.skipped.append((repo, " ".join(str(exc).split())))
             continue
         for number in numbers:
-            enqueue(repo, number, installation_id, SWEEP_REASON)
+            if not dry_run:
+                enqueue(repo, number, installation_id, SWEEP_REASON)
             done.enqueued.append((repo, number))
     return done
