@@ -85,10 +85,12 @@ def test_sweep_enqueues_unmarked_issues_since_the_last_event(resolver, standin, 
     issue(standin, REPO, 3, 9, labels=(marker,))  # triaged already (a redelivery got there)
     issue(standin, REPO, 4, 8, pr=True)  # a pull request
     issue(standin, REPO, 5, 1)
+    issue(standin, REPO, 6, 2, labels=(policy.bot.triaged,))  # a maintainer triaged it by hand
+    issue(standin, REPO, 9, 3)  # its delivery was recorded: the queue has it
     issue(standin, VISION, 7, 60)  # no event seen there: swept back to the window's start
     issue(standin, VISION, 8, 24 * 5)  # older than the window
     seen = {REPO: NOW - timedelta(hours=12)}
-    done = run(resolver, queue, last_seen=seen.get)
+    done = run(resolver, queue, last_seen=seen.get, seen=lambda repo, n: (repo, n) == (REPO, 9))
     assert sorted(queue) == [(REPO, 2, 4242, SWEEP_REASON), (REPO, 5, 4242, SWEEP_REASON),
                              (VISION, 7, 4242, SWEEP_REASON)]
     assert sorted(done.enqueued) == [(REPO, 2), (REPO, 5), (VISION, 7)] and done.skipped == []

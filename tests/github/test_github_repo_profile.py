@@ -160,3 +160,18 @@ def test_the_shipped_profile_passes_the_repo_local_vetting():
     from issuetriage.github.repo_profile import load_texts
     texts = {p.name: p.read_text() for p in SHIPPED.glob("*.toml")}
     assert load_texts("pytorch/pytorch", texts).meta.repo == "pytorch/pytorch"
+
+
+def test_installation_events_teach_where_repositories_are(resolver, standin):
+    repo = {"full_name": "pytorch/new"}
+    resolver.installation_changed("installation_repositories", {
+        "action": "added", "installation": {"id": MAPPED}, "repositories_added": [repo]})
+    assert resolver.app.known_installation("pytorch/new") == MAPPED
+    resolver.installation_changed("installation_repositories", {
+        "action": "removed", "installation": {"id": MAPPED}, "repositories_removed": [repo]})
+    assert resolver.accepts("pytorch/new", None) == "the App is not installed on pytorch/new"
+    resolver.installation_changed("installation", {
+        "action": "deleted", "installation": {"id": LOCAL}, "repositories": [{"full_name": REPO}]})
+    assert resolver.app.is_known_absent(REPO)
+    resolver.installation_changed("installation", {"action": "created", "installation": "bad"})  # ignored
+    assert standin.log == []

@@ -4,12 +4,16 @@ queue the issues opened since that carry no bot marker (service/reconcile.py).""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from issuetriage.cli.options import Format, FormatOpt, emit
+from issuetriage.cli.options import Format, FormatOpt, StoreOpt, emit
+
+Enqueue = Callable[[str, int, int, str], object]
 
 
 def register(app: typer.Typer) -> None:
@@ -26,6 +30,9 @@ def register(app: typer.Typer) -> None:
             "--profile", envvar="ISSUETRIAGE_PROFILE",
             help="The profile of repositories $ISSUETRIAGE_APP_PROFILES does not map.")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be done; do nothing.")] = False,
+        store: StoreOpt = Path("issuetriage.db"),
+        queue: Annotated[Optional[str], typer.Option(
+            "--queue", envvar="ISSUETRIAGE_QUEUE", help="The service's queue (as for `issuetriage worker`).")] = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Redeliver failed deliveries and queue missed issues. Example: issuetriage reconcile --since 1d"""
@@ -37,7 +44,8 @@ def register(app: typer.Typer) -> None:
         start = datetime.now(UTC) - parse_age(since, "--since")
         repos = [check_repo(r) for r in repo] if repo else None
         resolver = AppResolver.from_env(os.environ, default_profile=profile)
-        done = reconcile(resolver, _enqueue(dry_run), start, repos=repos, dry_run=dry_run)
+        enqueue, seen = ((lambda *job: None), (lambda repo, number: False)) if dry_run else _queue(store, queue)
+        done = reconcile(resolver, enqueue, start, seen=seen, repos=repos, dry_run=dry_run)
         would = "would " if dry_run else ""
         lines = [f"{would}redeliver {guid}" for guid in done.redelivered]
         lines += [f"{would}queue {name}#{number}" for name, number in done.enqueued]
@@ -52,10 +60,18 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
 
-def _enqueue(dry_run: bool):  # noqa: ANN202
-    """The service queue's enqueue (the one the receiver uses), opened only when it will be used."""
-    if dry_run:
-        return lambda *job: None
-    from issuetriage.service.queue import enqueue_from_env  # the queue of `issuetriage serve`
+def _queue(store: Path, queue: str | None) -> tuple[Enqueue, Callable[[str, int], bool]]:
+    """The service queue's submit (what the receiver enqueues with: a triage job, coalesced with
+    one already pending for the issue), and whether the store recorded a delivery for an issue."""
+    from issuetriage.errors import StoreError
+    from issuetriage.service.app import open_jobs  # the queue of `issuetriage serve` / `worker`
 
-    return enqueue_from_env(os.environ)
+    if not store.exists():
+        raise StoreError(f"{store}: no such store (the service's --store)")
+    jobs = open_jobs(store, queue)
+    db = jobs.store().db
+
+    def seen(repo: str, number: int) -> bool:
+        return db.execute("SELECT 1 FROM deliveries WHERE repo=? AND number=? LIMIT 1", (repo, number)).fetchone() is not None
+
+    return (lambda repo, number, installation, reason: jobs.submit("triage", repo, number, installation)), seen

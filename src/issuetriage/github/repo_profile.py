@@ -19,17 +19,15 @@ import tomllib
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
+
+# the parser the re module itself uses (Python 3.11+), so the check sees what matching will run
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 from issuetriage.errors import ConfigError, GitHubClientError
 from issuetriage.github.client import GitHubClient
 from issuetriage.policy import FILES, Policy, load_profile_dir
-
-try:  # Python 3.11+: the regular-expression parser the re module itself uses
-    from re import _constants as sre, _parser as sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover
-    import sre_constants as sre  # type: ignore[no-redef]
-    import sre_parse  # type: ignore[no-redef]
 
 PROFILE_DIR = ".github/issuetriage"
 MAX_FILE = 256 * 1024

@@ -21,7 +21,7 @@ import threading
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -141,3 +141,21 @@ class AppResolver:
         with self._lock:
             self._failures.pop(repo.lower(), None)
         return policy
+
+    def installation_changed(self, event: str, payload: dict[str, Any]) -> None:
+        """What an `installation` / `installation_repositories` delivery says about where each
+        repository is: added ones are on the installation, removed (or uninstalled, suspended)
+        ones are refused from then on, from memory.
+        https://docs.github.com/en/webhooks/webhook-events-and-payloads#installation"""
+        found = payload.get("installation")
+        installation = found.get("id") if isinstance(found, dict) else None
+        if not isinstance(installation, int):
+            return
+        action = payload.get("action")
+        gone = action in {"deleted", "suspend"} or event == "installation_repositories" and action == "removed"
+        keys = ("repositories", "repositories_added", "repositories_removed")
+        for key in keys:
+            for repo in payload.get(key) or []:
+                name = repo.get("full_name") if isinstance(repo, dict) else None
+                if isinstance(name, str):
+                    self.app.remember(name, None if gone or key == "repositories_removed" else installation)

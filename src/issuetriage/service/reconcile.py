@@ -11,17 +11,19 @@ the same issue a no-op.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from issuetriage.errors import ConfigError, GitHubError
-from issuetriage.github.client import PER_PAGE, GitHubClient
+from issuetriage.github.client import PER_PAGE, GitHubClient, to_issue
+from issuetriage.policy import Policy
 from issuetriage.service.app_mode import AppResolver
 
 Enqueue = Callable[[str, int, int, str], object]
-SWEEP_REASON = "reconcile: opened since the last event seen, no bot marker"
+SWEEP_REASON = "reconcile: opened since the last event seen, not triaged"
 
 
 @dataclass
@@ -42,10 +44,9 @@ def deliveries(app: GitHubClient, since: datetime) -> list[dict[str, Any]]:
     """The App's deliveries back to `since`, newest first, following the Link header's cursor.
     https://docs.github.com/en/rest/apps/webhooks#list-deliveries-for-an-app-webhook"""
     found: list[dict[str, Any]] = []
-    params: dict[str, str | int] = {"per_page": PER_PAGE}
+    params: dict[str, Any] = {"per_page": PER_PAGE}
     while True:
-        page = app.call("GET", f"/app/hook/deliveries?cursor={params.get('cursor', '')}",
-                        lambda p=dict(params): app.gh.request("GET", "/app/hook/deliveries", params=p))
+        page = _get(app, "/app/hook/deliveries", params)
         items = page.json()
         for item in items:
             if when(item["delivered_at"]) < since:
@@ -54,7 +55,7 @@ def deliveries(app: GitHubClient, since: datetime) -> list[dict[str, Any]]:
         cursor = re.search(r'[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"', page.headers.get("link", ""))
         if not items or cursor is None:
             return found
-        params["cursor"] = cursor.group(1)
+        params = {**params, "cursor": cursor.group(1)}
 
 
 def to_redeliver(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -83,54 +84,54 @@ def installed_repos(resolver: AppResolver) -> dict[str, int]:
     """Every repository of every installation (the installations list, then each one's repositories).
     https://docs.github.com/en/rest/apps/apps#list-installations-for-the-authenticated-app
     https://docs.github.com/en/rest/apps/installations#list-repositories-accessible-to-the-app-installation"""
-    app = resolver.app.app
     out: dict[str, int] = {}
-    for installation in _pages(app, "/app/installations", lambda data: data):
-        client = resolver.app.client(int(installation["id"]))
+    for installation in _pages(resolver.app.app, "/app/installations", lambda data: data):
+        number = int(installation["id"])
+        client = resolver.app.client(number)
         for repo in _pages(client, "/installation/repositories", lambda data: data["repositories"]):
-            out[repo["full_name"]] = int(installation["id"])
-            resolver.app.remember(repo["full_name"], int(installation["id"]))
+            out[repo["full_name"]] = number
+            resolver.app.remember(repo["full_name"], number)
     return out
 
 
-def _pages(client: GitHubClient, path: str, items: Callable[[Any], list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    page = 1
-    while True:
-        batch = items(client.call("GET", f"{path}?page={page}", lambda p=page: client.gh.request(
-            "GET", path, params={"per_page": PER_PAGE, "page": p})).json())
-        found += batch
-        if len(batch) < PER_PAGE:
-            return found
-        page += 1
-
-
-def unmarked_issues(client: GitHubClient, repo: str, since: datetime, marker: str) -> list[int]:
-    """Open issues created at or after `since` without the bot's marker label, newest first.
+def unmarked_issues(client: GitHubClient, repo: str, since: datetime, policy: Policy) -> list[int]:
+    """Open issues created at or after `since` that the profile says are untriaged (no bot marker,
+    not triaged or routed by a person, not a pull request), newest first.
     https://docs.github.com/en/rest/issues/issues#list-repository-issues"""
     found: list[int] = []
+    for item in _pages(client, f"/repos/{repo}/issues", lambda data: data,
+                       state="open", sort="created", direction="desc"):
+        if when(item["created_at"]) < since:
+            break
+        if policy.skip_reason(to_issue(repo, item)) is None:
+            found.append(int(item["number"]))
+    return found
+
+
+def _get(client: GitHubClient, path: str, params: dict[str, Any]) -> Any:
+    return client.call("GET", f"{path}?{urlencode(params)}", lambda: client.gh.request("GET", path, params=params))
+
+
+def _pages(client: GitHubClient, path: str, items: Callable[[Any], list[dict[str, Any]]],
+           **params: Any) -> Iterator[dict[str, Any]]:
+    """Each item of a page-numbered list, reading the next page only when the caller wants more."""
     page = 1
     while True:
-        params = {"state": "open", "sort": "created", "direction": "desc", "per_page": PER_PAGE, "page": page}
-        batch = client.call("GET", f"/repos/{repo}/issues?page={page}", lambda p=params: client.gh.request(
-            "GET", f"/repos/{repo}/issues", params=p)).json()
-        for item in batch:
-            if when(item["created_at"]) < since:
-                return found
-            labels = {label["name"] for label in item.get("labels", [])}
-            if "pull_request" not in item and marker not in labels:
-                found.append(int(item["number"]))
+        batch = items(_get(client, path, {**params, "per_page": PER_PAGE, "page": page}).json())
+        yield from batch
         if len(batch) < PER_PAGE:
-            return found
+            return
         page += 1
 
 
 def reconcile(resolver: AppResolver, enqueue: Enqueue, since: datetime,
               last_seen: Callable[[str], datetime | None] = lambda repo: None,
+              seen: Callable[[str, int], bool] = lambda repo, number: False,
               repos: Iterable[str] | None = None, dry_run: bool = False) -> Reconciled:
     """Redeliver failed deliveries back to `since`, then sweep each repository (default: every
     installed one) from its last event seen (else `since`); a repository that cannot be swept
-    (no usable profile, a GitHub error) is skipped with its reason, the others still are.
+    (no usable profile, a GitHub error) is skipped with its reason, the others still are. An
+    issue `seen` says a delivery was recorded for is not missed (its job is the queue's).
     `dry_run` finds the same but neither redelivers nor enqueues."""
     app = resolver.app.app
     done = Reconciled()
@@ -146,7 +147,7 @@ def reconcile(resolver: AppResolver, enqueue: Enqueue, since: datetime,
             client = resolver.client(repo, installation)
             policy = resolver.profile(repo, client)
             start = max(since, last_seen(repo) or since)
-            numbers = unmarked_issues(client, repo, start, policy.bot.bot_triaged)
+            numbers = [n for n in unmarked_issues(client, repo, start, policy) if not seen(repo, n)]
             installation_id = resolver.app.known_installation(repo) or 0
         except (ConfigError, GitHubError) as exc:
             done.skipped.append((repo, " ".join(str(exc).split())))
