@@ -100,3 +100,25 @@ def test_reconcile_recovers_an_outage(service, standin):
     assert standin.state.redelivered == [2] and done.enqueued == [(REPO, lost)]
     assert drain(jobs) == 2  # the delivery recorded before the outage, and the swept one
     assert standin.state.label_names(REPO, lost)
+
+
+def test_the_reconcile_command_queues_through_the_service_queue(service, standin, clock, monkeypatch, tmp_path,
+                                                                capsys):
+    from test_github_cli import run
+
+    client, jobs, resolver = service
+    put_profile(standin)
+    stamp = f"{dt.datetime.now(dt.UTC):%Y-%m-%dT%H:%M:%SZ}"
+    lost, seen_n = number_for("label"), number_for("close_question")
+    for n in (lost, seen_n):
+        seed(standin, n)
+        standin.state.issues[(REPO, n)]["created_at"] = stamp
+    assert deliver(client, REPO, seen_n, 4242).status_code == 202
+    drain(jobs)
+    mapping = tmp_path / "profiles.toml"
+    mapping.write_text('[installations]\n"4242" = "repo"\n')
+    for key, value in {**app_env(standin, clock), "ISSUETRIAGE_APP_PROFILES": str(mapping)}.items():
+        monkeypatch.setenv(key, value)
+    assert run(["reconcile", "--since", "1h", "--repo", REPO, "--store", str(tmp_path / "t.db"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["enqueued"] == [f"{REPO}#{lost}"]
+    assert drain(jobs) == 1 and standin.state.label_names(REPO, lost)
