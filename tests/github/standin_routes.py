@@ -228,7 +228,11 @@ def get_contents(s: StandIn, req: Request, repo: str, path: str) -> Answer:
                               "sha": "0" * 40 if is_dir else git_sha(content), "size": 0 if is_dir else len(content)}
     if not entries:
         return 404, {}, {"message": "Not Found"}
-    return 200, {}, sorted(entries.values(), key=lambda e: e["name"])
+    listing = sorted(entries.values(), key=lambda e: e["name"])
+    etag = f'"{hashlib.sha1(repr(listing).encode()).hexdigest()}"'
+    if req.headers.get("if-none-match") == etag:
+        return 304, {"ETag": etag}, None
+    return 200, {"ETag": etag}, listing
 
 
 def get_blob(s: StandIn, req: Request, repo: str, sha: str) -> Answer:

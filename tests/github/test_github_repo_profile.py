@@ -54,6 +54,7 @@ def test_repo_local_profile_is_fetched_once_and_cached_by_blob(resolver, standin
     standin.reset_log()
     assert profile_for(resolver, REPO, LOCAL) is policy
     assert api_paths(standin) == [f"/repos/{REPO}/contents/{PROFILE_DIR}"]  # a listing, nothing more
+    assert standin.log[-1].headers.get("if-none-match")  # conditional: unchanged is a free 304
     assert resolver.repo_profiles.loads == 1
 
 

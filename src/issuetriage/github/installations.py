@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -38,26 +38,16 @@ def resource_of(path: str) -> str:
 
 @dataclass
 class Budget:
-    """One installation's budget for one resource, as GitHub last reported it."""
+    """One installation's budget for one resource as GitHub last reported it, and what this
+    process spent from it: calls made, and how often and how long calls waited for the reset."""
 
+    installation: str
+    resource: str
     calls: int = 0
     remaining: int | None = None
     reset: float = 0.0
     waits: int = 0
     waited: float = 0.0
-
-
-@dataclass(frozen=True)
-class BudgetRow:
-    """One line of the per-installation counters /metrics prints."""
-
-    installation: str
-    resource: str
-    calls: int
-    remaining: int | None
-    reset: float
-    waits: int
-    waited: float
 
 
 class RateBudgets:
@@ -76,7 +66,7 @@ class RateBudgets:
     def before(self, key: str, resource: str) -> None:
         """Count the call about to be sent; sleep first when the budget is low and not yet reset."""
         with self._lock:
-            budget = self._budgets.setdefault((key, resource), Budget())
+            budget = self._budget(key, resource)
             budget.calls += 1
             now = self.clock.now()
             wait = 0.0
@@ -95,16 +85,18 @@ class RateBudgets:
         if remaining is None or not remaining.isdigit():
             return
         with self._lock:
-            budget = self._budgets.setdefault((key, headers.get("x-ratelimit-resource", resource)), Budget())
+            budget = self._budget(key, headers.get("x-ratelimit-resource", resource))
             budget.remaining = int(remaining)
             if reset and reset.isdigit():
                 budget.reset = float(reset)
 
-    def rows(self) -> list[BudgetRow]:
-        """Calls made, remaining, reset and waits per installation and resource."""
+    def _budget(self, key: str, resource: str) -> Budget:
+        return self._budgets.setdefault((key, resource), Budget(key, resource))
+
+    def rows(self) -> list[Budget]:
+        """A copy of every budget, by installation and resource (what /metrics prints)."""
         with self._lock:
-            return [BudgetRow(key, resource, b.calls, b.remaining, b.reset, b.waits, b.waited)
-                    for (key, resource), b in sorted(self._budgets.items())]
+            return [replace(b) for _, b in sorted(self._budgets.items())]
 
 
 class InstallationAuth(httpx.Auth):

@@ -39,18 +39,32 @@ REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre
 
 class RepoProfiles:
     """Loaded repo-local profiles by (repository, blob ids): a push that does not touch the
-    profile reuses it; a bounded cache, shared by every job in the process."""
+    profile reuses it; a bounded cache, shared by every job in the process. The folder listing
+    is a conditional request: unchanged, GitHub answers 304, which spends no rate budget."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
         self.loads = 0
         self._lock = threading.Lock()
         self._cache: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], Policy] = OrderedDict()
+        self._listings: OrderedDict[str, tuple[str, dict[str, str]]] = OrderedDict()  # repo → (ETag, blobs)
 
     def load(self, client: GitHubClient, repo: str) -> Policy:
-        """The profile at `repo`'s default branch: one call when cached, one per file more when
-        not. ConfigError (one line) when there is none or it is unusable."""
-        blobs = _listing(client, repo)
+        """The profile at `repo`'s default branch: one call when cached (a free 304 when the
+        folder is unchanged), one per file more when not. ConfigError (one line) when there is
+        none or it is unusable."""
+        with self._lock:
+            known = self._listings.get(repo)
+        listed = _listing(client, repo, known[0] if known else None)
+        if listed is None:
+            assert known is not None
+            blobs = known[1]
+        else:
+            etag, blobs = listed
+            with self._lock:
+                self._listings[repo] = (etag, blobs)
+                while len(self._listings) > self.size:
+                    self._listings.popitem(last=False)
         key = (repo, tuple(sorted(blobs.items())))
         with self._lock:
             if key in self._cache:
@@ -66,12 +80,18 @@ class RepoProfiles:
         return policy
 
 
-def _listing(client: GitHubClient, repo: str) -> dict[str, str]:
-    """The profile files' blob ids, from one folder listing at the default branch.
-    https://docs.github.com/en/rest/repos/contents#get-repository-content"""
+def _listing(client: GitHubClient, repo: str, etag: str | None) -> tuple[str, dict[str, str]] | None:
+    """The listing's ETag and the profile files' blob ids, from one folder listing at the default
+    branch; None when it is unchanged since `etag` (304).
+    https://docs.github.com/en/rest/repos/contents#get-repository-content
+    https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#use-conditional-requests-if-appropriate"""
     path = f"/repos/{repo}/contents/{PROFILE_DIR}"
+    headers = {"If-None-Match": etag} if etag else {}
     try:
-        entries = client.call("GET", path, lambda: client.gh.request("GET", path)).json()
+        answer = client.call("GET", path, lambda: client.gh.request("GET", path, headers=headers))
+        if answer.status_code == 304:
+            return None
+        entries = answer.json()
     except GitHubClientError as exc:
         if exc.status == 404:
             raise ConfigError(f"{repo}: no profile: {PROFILE_DIR}/ is not on the default branch") from None
@@ -93,7 +113,7 @@ def _listing(client: GitHubClient, repo: str) -> dict[str, str]:
                               f"{MAX_TOTAL} in all)")
         if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", str(entry.get("sha", ""))):
             raise ConfigError(f"{repo}: {PROFILE_DIR}/{name}: no blob id in GitHub's answer")
-    return {name: str(found[name]["sha"]) for name in FILES}
+    return answer.headers.get("etag", ""), {name: str(found[name]["sha"]) for name in FILES}
 
 
 def _blob(client: GitHubClient, repo: str, name: str, sha: str) -> str:
