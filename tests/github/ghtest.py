@@ -78,9 +78,10 @@ def app_key() -> tuple[str, object]:
     return pem, key.public_key()
 
 
-def app_env(standin: StandIn, clock, app_id: str = "12345") -> dict[str, str]:
+def app_env(standin: StandIn, clock, app_id: str = "24680") -> dict[str, str]:
     """Environment for the App mode against the stand-in, which checks the App's JWT and dates
-    tokens by the test's clock."""
+    tokens by the test's clock. githubkit caches an App's JWT per app id for minutes, so the id
+    is not one other tests sign with other keys."""
     import jwt
     pem, public = app_key()
     standin.jwt_check = lambda token: jwt.decode(token, public, algorithms=["RS256"])["iss"] == app_id
