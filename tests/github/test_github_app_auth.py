@@ -123,3 +123,18 @@ def test_graphql_spends_its_own_budget(app, standin, clock):
     reads.read_issue(app.client(4242), REPO, 1)
     resources = {r.resource for r in app.budgets.rows() if r.installation == "4242"}
     assert resources == {"graphql"}
+
+
+def test_metrics_show_calls_budget_and_waits_per_installation(app, standin, clock):
+    from issuetriage.service.app_mode import AppResolver, ProfileMap
+    reset = clock.now() + 600
+    standin.rates[4242] = RateWindow(remaining=3, reset=reset)
+    for _ in range(2):
+        reads.issue_json(app.client(4242), REPO, 1)
+    found = {name: dict(samples) for name, _, _, samples in AppResolver(app, ProfileMap()).metrics()}
+    key = '{installation="4242",resource="core"}'
+    assert found["github_app_calls_total"][key] == 2
+    assert found["github_rate_remaining"][key] == 4999  # the second call waited for the refill
+    assert found["github_rate_reset_timestamp_seconds"][key] == int(reset) + 3600
+    assert found["github_rate_waits_total"][key] == 1 and found["github_rate_waited_seconds_total"][key] == 600
+    assert found["github_tokens_minted_total"][""] == 1

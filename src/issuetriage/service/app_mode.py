@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from issuetriage.errors import ConfigError, all_problems
 from issuetriage.github.client import GitHubClient
-from issuetriage.github.installations import GitHubApp
+from issuetriage.github.installations import Budget, GitHubApp
 from issuetriage.github.repo_profile import RepoProfiles
 from issuetriage.github.retry import Clock
 from issuetriage.policy import Policy, load_profile
@@ -159,3 +159,27 @@ class AppResolver:
                 name = repo.get("full_name") if isinstance(repo, dict) else None
                 if isinstance(name, str):
                     self.app.remember(name, None if gone or key == "repositories_removed" else installation)
+
+    def metrics(self) -> list[tuple[str, str, str, list[tuple[str, float]]]]:
+        """(name, type, help, [(labels, value)]) for /metrics: this process's GitHub calls and what
+        GitHub last said of each installation's budget, per resource, and the waits for a reset."""
+        rows = self.app.budgets.rows()
+
+        def samples(value: Callable[[Budget], float | None]) -> list[tuple[str, float]]:
+            return [(f'{{installation="{b.installation}",resource="{b.resource}"}}', v)
+                    for b in rows if (v := value(b)) is not None]
+
+        return [
+            ("github_app_calls_total", "counter", "GitHub calls sent per installation and resource (this process).",
+             samples(lambda b: b.calls)),
+            ("github_rate_remaining", "gauge", "Calls left in the window, as GitHub last reported.",
+             samples(lambda b: b.remaining)),
+            ("github_rate_reset_timestamp_seconds", "gauge", "When the window refills (epoch seconds).",
+             samples(lambda b: b.reset or None)),
+            ("github_rate_waits_total", "counter", "Calls that waited for the window to reset.",
+             samples(lambda b: b.waits)),
+            ("github_rate_waited_seconds_total", "counter", "Seconds calls waited for a reset.",
+             samples(lambda b: b.waited)),
+            ("github_tokens_minted_total", "counter", "Installation tokens minted (this process).",
+             [("", float(self.app.tokens.minted))]),
+        ]
