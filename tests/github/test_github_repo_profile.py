@@ -176,3 +176,15 @@ def test_installation_events_teach_where_repositories_are(resolver, standin):
     assert resolver.app.is_known_absent(REPO)
     resolver.installation_changed("installation", {"action": "created", "installation": "bad"})  # ignored
     assert standin.log == []
+
+
+def test_a_thread_reuses_its_client_per_installation(resolver, monkeypatch):
+    import issuetriage.service.app_mode as app_mode
+    monkeypatch.setattr(app_mode, "CLIENTS_PER_THREAD", 2)
+    first = resolver.client(REPO, LOCAL)
+    assert resolver.client(REPO, LOCAL) is first
+    closed = []
+    monkeypatch.setattr(type(first), "close", lambda self: closed.append(self))
+    resolver.client("pytorch/vision", MAPPED)
+    resolver.client("x/y", 5)  # a third installation: the least recently used is closed
+    assert closed == [first] and resolver.client(REPO, LOCAL) is not first

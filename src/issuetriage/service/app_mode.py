@@ -17,8 +17,10 @@ docs/github-app.md has the rest.
 
 from __future__ import annotations
 
+import os
 import threading
 import tomllib
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -33,6 +35,7 @@ from issuetriage.github.retry import Clock
 from issuetriage.policy import Policy, load_profile
 
 PROFILES_ENV = "ISSUETRIAGE_APP_PROFILES"
+CLIENTS_PER_THREAD = 16
 FAILURE_TTL = 300.0  # a repository's unusable profile is refused from memory this long, then re-read
 Source = Literal["mapping", "repo"]
 
@@ -97,6 +100,7 @@ class AppResolver:
         self.failure_ttl = failure_ttl
         self._lock = threading.Lock()
         self._failures: dict[str, tuple[str, float]] = {}
+        self._local = threading.local()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], default_profile: str | None = None,
@@ -121,7 +125,22 @@ class AppResolver:
             installation_id = self.app.installation_for(repo)
         else:
             self.app.remember(repo, installation_id)  # a signed delivery says where it comes from
-        return self.app.client(installation_id)
+        return self._reused(installation_id)
+
+    def _reused(self, installation: int) -> GitHubClient:
+        """This thread's client for `installation` (its connections kept for the next job), at most
+        CLIENTS_PER_THREAD of them, the least recently used closed first; none crosses a fork."""
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
+            local.pid, local.clients = os.getpid(), OrderedDict()
+        clients: OrderedDict[int, GitHubClient] = local.clients
+        if installation in clients:
+            clients.move_to_end(installation)
+        else:
+            clients[installation] = self.app.client(installation)
+            while len(clients) > CLIENTS_PER_THREAD:
+                clients.popitem(last=False)[1].close()
+        return clients[installation]
 
     def profile(self, repo: str, client: GitHubClient) -> Policy:
         """The repository's own profile or its mapped one; ConfigError (remembered for `accepts`)
