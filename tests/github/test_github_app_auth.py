@@ -138,3 +138,14 @@ def test_metrics_show_calls_budget_and_waits_per_installation(app, standin, cloc
     assert found["github_rate_reset_timestamp_seconds"][key] == int(reset) + 3600
     assert found["github_rate_waits_total"][key] == 1 and found["github_rate_waited_seconds_total"][key] == 600
     assert found["github_tokens_minted_total"][""] == 1
+
+
+def test_a_refused_app_key_is_one_clean_error_not_retried(app, standin, clock):
+    from ghtest import app_key
+    standin.jwt_check = lambda token: False  # the App's key was rotated away
+    with pytest.raises(GitHubClientError, match="POST /app/installations/4242/access_tokens: HTTP 401") as info:
+        reads.issue_json(app.client(4242), REPO, 1)
+    assert clock.waits == [] and len(mints(standin)) == 1
+    pem = app_key()[0]
+    assert "PRIVATE KEY" not in str(info.value) and pem[100:140] not in str(info.value)
+    assert not [r for r in standin.log if r.path.startswith("/repos/")]  # nothing sent without a token
