@@ -149,3 +149,16 @@ def test_a_refused_app_key_is_one_clean_error_not_retried(app, standin, clock):
     pem = app_key()[0]
     assert "PRIVATE KEY" not in str(info.value) and pem[100:140] not in str(info.value)
     assert not [r for r in standin.log if r.path.startswith("/repos/")]  # nothing sent without a token
+
+
+def test_a_reset_beyond_max_wait_hands_the_job_back(standin, clock):
+    from issuetriage.github.installations import BudgetExhausted
+    standin.state.add_issue(REPO, 1, "t", "b")
+    app = GitHubApp.from_env(app_env(standin, clock), clock=clock, low=2, max_wait=300)
+    reset = clock.now() + 1800
+    standin.rates[4242] = RateWindow(remaining=3, reset=reset)
+    reads.issue_json(app.client(4242), REPO, 1)  # leaves 2: the threshold
+    sent = len(standin.log)
+    with pytest.raises(BudgetExhausted) as info:
+        reads.issue_json(app.client(4242), REPO, 1)
+    assert info.value.until == int(reset) and clock.waits == [] and len(standin.log) == sent

@@ -20,7 +20,7 @@ import httpx
 from githubkit import AppAuthStrategy
 from githubkit.auth.base import BaseAuthStrategy
 
-from issuetriage.errors import ConfigError, GitHubClientError
+from issuetriage.errors import ConfigError, GitHubClientError, GitHubServerError
 from issuetriage.github.auth import Credentials, Endpoints, credentials_from_env, endpoints_from_env
 from issuetriage.github.client import GitHubClient, github_with, split_repo
 from issuetriage.github.retry import Clock, RetryPolicy
@@ -50,16 +50,27 @@ class Budget:
     waited: float = 0.0
 
 
+class BudgetExhausted(GitHubServerError):
+    """The installation's budget is low and resets only after `max_wait`: a queue puts the job
+    back until `until` (releasing its worker and its issue lock) instead of holding them."""
+
+    def __init__(self, installation: str, until: float) -> None:
+        super().__init__(f"installation {installation}: rate budget low until {until:.0f}", 429)
+        self.installation, self.until = installation, until
+
+
 class RateBudgets:
     """Every installation's budgets, shared by all jobs in a process (thread-safe).
 
     A call whose budget is at or below `low` waits until the window resets instead of spending
-    the last calls and failing; secondary limits and `Retry-After` are retry.py's (the client).
+    the last calls and failing (or, when that is more than `max_wait` seconds away, raises
+    BudgetExhausted); secondary limits and `Retry-After` are retry.py's (the client).
     """
 
-    def __init__(self, clock: Clock, low: int = LOW_BUDGET) -> None:
+    def __init__(self, clock: Clock, low: int = LOW_BUDGET, max_wait: float | None = None) -> None:
         self.clock = clock
         self.low = low
+        self.max_wait = max_wait
         self._lock = threading.Lock()
         self._budgets: dict[tuple[str, str], Budget] = {}
 
@@ -72,6 +83,9 @@ class RateBudgets:
             wait = 0.0
             if budget.remaining is not None and budget.remaining <= self.low and budget.reset > now:
                 wait = budget.reset - now
+                if self.max_wait is not None and wait > self.max_wait:
+                    budget.calls -= 1  # not sent
+                    raise BudgetExhausted(key, budget.reset)
                 budget.waits += 1
                 budget.waited += wait
             elif budget.remaining is not None:
@@ -188,14 +202,15 @@ class GitHubApp:
         self._installations: dict[str, int | None] = {}
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str], clock: Clock | None = None,
-                 policy: RetryPolicy | None = None, low: int = LOW_BUDGET) -> GitHubApp:
-        """`GITHUB_APP_ID` and its private key (auth.py), at `GITHUB_API_URL`."""
+    def from_env(cls, env: Mapping[str, str], clock: Clock | None = None, policy: RetryPolicy | None = None,
+                 low: int = LOW_BUDGET, max_wait: float | None = None) -> GitHubApp:
+        """`GITHUB_APP_ID` and its private key (auth.py), at `GITHUB_API_URL`; `max_wait`: see
+        RateBudgets."""
         creds = credentials_from_env(env)
         if not creds.is_app:
             raise ConfigError("App mode needs GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY (or _PATH)")
         app = app_client(creds, endpoints_from_env(env), clock or Clock(), policy or RetryPolicy())
-        return cls(app, RateBudgets(app.clock, low))
+        return cls(app, RateBudgets(app.clock, low, max_wait))
 
     def installation_for(self, repo: str) -> int:
         """The installation `repo` is on (one call the first time).

@@ -104,9 +104,12 @@ class AppResolver:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], default_profile: str | None = None,
-                 clock: Clock | None = None) -> AppResolver:
+                 clock: Clock | None = None, max_wait: float | None = None) -> AppResolver:
+        """App credentials and the mapping file from `env`; `max_wait`: how long a call may wait
+        for its installation's budget before BudgetExhausted hands the job back (None: no limit)."""
         path = env.get(PROFILES_ENV)
-        return cls(GitHubApp.from_env(env, clock), load_profile_map(Path(path) if path else None, default_profile))
+        return cls(GitHubApp.from_env(env, clock, max_wait=max_wait),
+                   load_profile_map(Path(path) if path else None, default_profile))
 
     def accepts(self, repo: str, installation_id: int | None) -> str | None:
         if installation_id is None and self.app.is_known_absent(repo):
