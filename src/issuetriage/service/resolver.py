@@ -1,0 +1,58 @@
+"""How a job finds its GitHub client and profile: the `Resolver` seam. The token mode (one
+repository, `GITHUB_TOKEN`, `--profile`) lives here; the GitHub App mode implements the same
+three methods (many installations, a profile per repository)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from issuetriage.github.client import GitHubClient
+    from issuetriage.policy import Policy
+
+
+class Resolver(Protocol):
+    """Where a repository's jobs get their client and profile."""
+
+    def accepts(self, repo: str, installation_id: int | None) -> str | None:
+        """Why a delivery for `repo` is refused (not installed, no usable profile), or None.
+        Answers from what is already known (no GitHub call): the receiver asks it per delivery."""
+
+    def client(self, repo: str, installation_id: int | None) -> GitHubClient:
+        """A client that acts for `repo` (the installation's token in App mode)."""
+
+    def profile(self, repo: str, client: GitHubClient) -> Policy:
+        """The profile `repo` is triaged with."""
+
+
+class TokenResolver:
+    """One repository, acting as `GITHUB_TOKEN`, with one profile (`--profile`)."""
+
+    def __init__(self, repo: str, profile: str, env: Mapping[str, str] | None = None) -> None:
+        self.repo = repo
+        self.profile_name = profile
+        self.env = dict(os.environ if env is None else env)
+        self._client: GitHubClient | None = None
+        self._policy: Policy | None = None
+
+    def accepts(self, repo: str, installation_id: int | None) -> str | None:
+        if repo.lower() != self.repo.lower():
+            return f"{repo}: not served here (this service acts as a token for {self.repo} only)"
+        return None
+
+    def client(self, repo: str, installation_id: int | None) -> GitHubClient:
+        from issuetriage.github.client import GitHubClient
+
+        if self._client is None:
+            self._client = GitHubClient.from_env(self.env, repo=self.repo)
+            self._client.connect()
+        return self._client
+
+    def profile(self, repo: str, client: GitHubClient) -> Policy:
+        from issuetriage.policy import load_profile
+
+        if self._policy is None:
+            self._policy = load_profile(self.profile_name)
+        return self._policy
