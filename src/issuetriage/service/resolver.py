@@ -5,6 +5,7 @@ three methods (many installations, a profile per repository)."""
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
@@ -28,13 +29,14 @@ class Resolver(Protocol):
 
 
 class TokenResolver:
-    """One repository, acting as `GITHUB_TOKEN`, with one profile (`--profile`)."""
+    """One repository, acting as `GITHUB_TOKEN`, with one profile (`--profile`); a client per
+    thread, so each job counts its own calls."""
 
     def __init__(self, repo: str, profile: str, env: Mapping[str, str] | None = None) -> None:
         self.repo = repo
         self.profile_name = profile
         self.env = dict(os.environ if env is None else env)
-        self._client: GitHubClient | None = None
+        self._local = threading.local()
         self._policy: Policy | None = None
 
     def accepts(self, repo: str, installation_id: int | None) -> str | None:
@@ -45,10 +47,10 @@ class TokenResolver:
     def client(self, repo: str, installation_id: int | None) -> GitHubClient:
         from issuetriage.github.client import GitHubClient
 
-        if self._client is None:
-            self._client = GitHubClient.from_env(self.env, repo=self.repo)
-            self._client.connect()
-        return self._client
+        if getattr(self._local, "client", None) is None:
+            self._local.client = GitHubClient.from_env(self.env, repo=self.repo)
+            self._local.client.connect()
+        return self._local.client  # type: ignore[no-any-return]
 
     def profile(self, repo: str, client: GitHubClient) -> Policy:
         from issuetriage.policy import load_profile
