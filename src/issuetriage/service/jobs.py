@@ -100,7 +100,7 @@ class Jobs:
 
     def _failed(self, signal: str, task: Any, exc: BaseException | None = None) -> None:
         """huey's error signal: after the last try, the job goes to the dead-letter list."""
-        if task.name != "triage" or task.retries:
+        if not isinstance(task, self.task.task_class) or task.retries:
             return
         job, repo, number, installation = task.args
         self.huey.delete(pending_key(job, repo, number))
