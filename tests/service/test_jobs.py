@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO, deliver, drain, payload, rows
 from ghtest import number_for, seed
 from standin import StandIn
 
+from conftest import REPO, deliver, drain, payload, rows
 from issuetriage.service.queue import IssueLock, pending_key
 
 

@@ -5,6 +5,7 @@ machine."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -19,13 +20,13 @@ QUEUE_ENV = "ISSUETRIAGE_QUEUE"
 QueueOpt = Annotated[Optional[str], typer.Option(
     "--queue", envvar=QUEUE_ENV, help="redis://HOST:PORT/DB (many machines) or sqlite:PATH "
                                       "(default: STORE.queue next to the store).")]
-RepoOpt = Annotated[Optional[str], typer.Option(
-    "--repo", help="OWNER/NAME served as GITHUB_TOKEN (default: the profile's repository).")]
+RepoOpt = Annotated[Optional[list[str]], typer.Option(
+    "--repo", help="OWNER/NAME served as GITHUB_TOKEN, repeatable (default: the profile's repository).")]
 RefsArg = Annotated[list[str], typer.Argument(help="OWNER/REPO#N (every job of that issue), or `all`.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", min=0, help="Worker threads (serve) or processes (worker).")]
 
 
-def open_jobs(store: Path, queue: str | None, repo: str | None, profile: str, judge: str,
+def open_jobs(store: Path, queue: str | None, repos: list[str] | None, profile: str, judge: str,
               model: Path | None) -> Jobs:
     """The queue and its jobs for the command line's settings (token mode)."""
     from issuetriage.cli.github import check_repo
@@ -33,7 +34,7 @@ def open_jobs(store: Path, queue: str | None, repo: str | None, profile: str, ju
     from issuetriage.service.app import open_jobs as open_
     from issuetriage.service.app import token_resolver
 
-    served = check_repo(repo) if repo else load_profile(profile).meta.repo
+    served = tuple(check_repo(r) for r in repos) if repos else (load_profile(profile).meta.repo,)
     return open_(store, queue, token_resolver(served, profile, os.environ), judge, model)
 
 
@@ -115,7 +116,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(queue_app, name="queue")
 
 
-def _dead_ref(ref: str, dead: dict[tuple[str, str, int], object]) -> list[tuple[str, str, int]]:
+def _dead_ref(ref: str, dead: Mapping[tuple[str, str, int], object]) -> list[tuple[str, str, int]]:
     """The dead letters `OWNER/REPO#N` names (every job of that issue)."""
     from issuetriage.cli.github import parse_ref
     from issuetriage.errors import UserError

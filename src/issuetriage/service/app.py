@@ -59,14 +59,14 @@ def open_jobs(store: Path, queue_url: str | None, resolver: Resolver | None = No
     return Jobs(open_huey(queue_url, store), store, resolver, judge, model)
 
 
-def token_resolver(repo: str, profile: str, env: Mapping[str, str]) -> Resolver:
-    """Token mode: one repository as GITHUB_TOKEN with one profile."""
+def token_resolver(repos: tuple[str, ...], profile: str, env: Mapping[str, str]) -> Resolver:
+    """Token mode: the given repositories as GITHUB_TOKEN with one profile."""
     from issuetriage.service.resolver import TokenResolver
 
     if env.get("GITHUB_APP_ID"):
         raise UserError("service mode as a GitHub App needs the App resolver (service.resolver.Resolver); "
                         "this build serves one repository as GITHUB_TOKEN")
-    return TokenResolver(repo, profile, env)
+    return TokenResolver(repos, profile, env)
 
 
 def receiver_app(receiver: Receiver, review: Starlette | None = None) -> Starlette:

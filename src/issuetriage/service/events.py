@@ -47,7 +47,7 @@ def classify(event: str, payload: Any) -> Work:
     if not isinstance(payload, dict):
         raise BadPayload("the payload is not a JSON object")
     action = _text(payload.get("action", ""), "action")
-    sender = payload.get("sender") if isinstance(payload.get("sender"), dict) else {}
+    sender: dict[str, Any] = payload["sender"] if isinstance(payload.get("sender"), dict) else {}
     login = _text(sender.get("login", ""), "sender.login")
     installation = _installation(payload)
     if event in {"installation", "installation_repositories"}:
@@ -72,7 +72,7 @@ def classify(event: str, payload: Any) -> Work:
         return Work(event, action, LABEL, **common, label=_text(label.get("name"), "label.name"),  # type: ignore[arg-type]
                     at=_text(issue.get("updated_at") or "", "issue.updated_at"))
     if event == "issue_comment" and action == "created" and "pull_request" not in issue:
-        author = issue.get("user") if isinstance(issue.get("user"), dict) else {}
+        author: dict[str, Any] = issue["user"] if isinstance(issue.get("user"), dict) else {}
         if author.get("login") == login and login:
             return Work(event, action, REPLY, **common)  # type: ignore[arg-type]
     return Work(event, action, None, **common)  # type: ignore[arg-type]

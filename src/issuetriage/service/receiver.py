@@ -16,6 +16,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route

@@ -29,26 +29,27 @@ class Resolver(Protocol):
 
 
 class TokenResolver:
-    """One repository, acting as `GITHUB_TOKEN`, with one profile (`--profile`); a client per
-    thread, so each job counts its own calls."""
+    """The repositories given (`--repo`, usually one), acting as `GITHUB_TOKEN`, with one profile
+    (`--profile`); a client per thread, so each job counts its own calls."""
 
-    def __init__(self, repo: str, profile: str, env: Mapping[str, str] | None = None) -> None:
-        self.repo = repo
+    def __init__(self, repos: str | tuple[str, ...], profile: str, env: Mapping[str, str] | None = None) -> None:
+        self.repos = (repos,) if isinstance(repos, str) else repos
+        self.repo = self.repos[0]
         self.profile_name = profile
         self.env = dict(os.environ if env is None else env)
         self._local = threading.local()
         self._policy: Policy | None = None
 
     def accepts(self, repo: str, installation_id: int | None) -> str | None:
-        if repo.lower() != self.repo.lower():
-            return f"{repo}: not served here (this service acts as a token for {self.repo} only)"
+        if repo.lower() not in {r.lower() for r in self.repos}:
+            return f"{repo}: not served here (this service acts as a token for {', '.join(self.repos)} only)"
         return None
 
     def client(self, repo: str, installation_id: int | None) -> GitHubClient:
         from issuetriage.github.client import GitHubClient
 
         if getattr(self._local, "client", None) is None:
-            self._local.client = GitHubClient.from_env(self.env, repo=self.repo)
+            self._local.client = GitHubClient.from_env(self.env, repo=repo)
             self._local.client.connect()
         return self._local.client  # type: ignore[no-any-return]
 
