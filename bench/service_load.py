@@ -96,7 +96,7 @@ def make_stream(total: int, n_issues: int, rng: random.Random) -> tuple[list[Del
         del queues[key][:take]
         if not queues[key]:
             live.remove(key)
-    for i in range(duplicates):  # the same delivery again, later
+    for _ in range(duplicates):  # the same delivery again, later
         at = rng.randrange(len(stream) // 2, len(stream))
         first = stream[rng.randrange(0, at)]
         stream.insert(at, Delivery(first.id, first.event, first.body, first.signature, "duplicate", first.issue))
