@@ -366,6 +366,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--senders", type=int, default=2, help="Deliveries in flight at once (GitHub's senders)")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--keep", help="Keep the store, queue and process logs in this folder")
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipped: {DATA} not found")
@@ -379,7 +380,9 @@ def main() -> None:
             print("\n== Redis queue: skipped (no --redis URL and ISSUETRIAGE_TEST_REDIS_URL unset)")
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            results[name] = run_service(stream, issues, records, url, Path(tmp), args.senders)
+            workdir = Path(args.keep or tmp) / ("redis" if url else "sqlite")
+            workdir.mkdir(parents=True, exist_ok=True)
+            results[name] = run_service(stream, issues, records, url, workdir, args.senders)
         show(name, results[name])
     if not args.no_baseline:
         base = baseline(stream, issues, records)

@@ -28,6 +28,7 @@ def test_a_burst_of_edits_coalesces_into_one_triage(client, jobs, standin):
     assert len(jobs.store().audit(REPO, n)) == 1
     assert {r["outcome"] for r in rows(jobs, "deliveries")} == {"done"}
     assert labels(standin, n)  # it was triaged
+    assert deliver(client, "issues", payload("issues", "edited", n)).json()["outcome"] == "enqueued"  # not stuck
 
 
 def test_an_event_during_a_run_queues_one_more_run(client, jobs, standin):
@@ -196,3 +197,29 @@ def test_a_queue_url_we_cannot_use_is_a_one_line_error(tmp_path, bad):
 
     with pytest.raises(UserError, match="ISSUETRIAGE_QUEUE"):
         open_huey(bad, tmp_path / "t.db")
+
+
+def test_a_worker_killed_between_its_writes_and_the_audit_leaves_one_audit_row_and_no_second_write(
+        client, jobs, standin, policy):
+    from issuetriage.act.flow import act, engine
+    from issuetriage.github.apply import GitHubApplier
+
+    n = number_for("label")
+    seed(standin, n)
+    deliver(client, "issues", payload("issues", "opened", n))
+    jobs.huey.dequeue()  # the worker took the job, cleared the marker, started, wrote to GitHub, died
+    jobs.huey.delete(pending_key("triage", REPO, n))
+    jobs.store().start_attempt(REPO, n, "triage", __import__("time").time())
+    act(GitHubApplier(jobs.resolver.client(REPO, None)), REPO, n, policy, engine(), apply=True)
+    written = len(standin.writes)
+    assert written and jobs.store().audit(REPO, n) == []
+
+    assert jobs.recover(force=False) == 1  # the restarted worker
+    assert drain(jobs) == 1
+    [row] = jobs.store().audit(REPO, n)
+    assert row["extra"]["resumed_after_interruption"] is True
+    assert len(standin.writes) == written  # apply by difference: nothing written twice
+    assert {r["outcome"] for r in rows(jobs, "deliveries")} == {"done"}
+    deliver(client, "issues", payload("issues", "edited", n))
+    drain(jobs)
+    assert len(jobs.store().audit(REPO, n)) == 1 and len(standin.writes) == written

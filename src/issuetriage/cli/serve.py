@@ -3,6 +3,7 @@ machine, with the review app beside them (`--no-webhook`: the review app alone).
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Annotated
@@ -34,7 +35,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Receive webhooks (POST /webhook) and triage them with --workers threads; the review app
         stays at /. Example: GITHUB_WEBHOOK_SECRET=... issuetriage serve --store t.db --workers 2"""
-        from issuetriage.errors import UserError
+        from issuetriage.errors import TriageError, UserError
         from issuetriage.web.app import check_bind, create_app
 
         try:
@@ -56,8 +57,12 @@ def register(app: typer.Typer) -> None:
         secrets = settings_secrets(os.environ.get("GITHUB_WEBHOOK_SECRET"),
                                    os.environ.get("GITHUB_WEBHOOK_SECRET_PREVIOUS"))
         jobs = open_jobs(Path(store), queue, repo, profile, judge, model)
-        review = create_app(Path(store), load_profile(profile), reviewer, allowed_hosts=hosts)
         json_logs()
+        try:
+            review = create_app(Path(store), load_profile(profile), reviewer, allowed_hosts=hosts)
+        except TriageError as exc:  # the receiver does not depend on the review app
+            review = None
+            logging.getLogger("issuetriage.service").warning("review app not mounted", extra={"reason": str(exc)})
         jobs.recover(force=True)  # whatever an earlier receiver recorded but may not have enqueued
         consumer = jobs.huey.create_consumer(workers=workers, worker_type="thread", initial_delay=0.05,
                                              max_delay=1.0) if workers else None
@@ -67,7 +72,7 @@ def register(app: typer.Typer) -> None:
                    f"review app at / (Ctrl-C to stop)", err=True)
         try:
             uvicorn.run(receiver_app(Receiver(secrets, jobs), review), host=host, port=port,
-                        log_level="warning")
+                        log_level="warning", log_config=None)
         finally:
             if consumer:
                 consumer.stop(graceful=True)  # the job in hand finishes; the rest stays queued

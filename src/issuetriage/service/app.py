@@ -39,7 +39,7 @@ def json_logs(level: int = logging.INFO) -> None:
     """Send the service's and huey's logs to stderr as JSON lines."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
-    for name in ("issuetriage", "huey"):
+    for name in ("issuetriage", "huey", "uvicorn"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(level if name == "issuetriage" else max(level, logging.WARNING))

@@ -66,13 +66,16 @@ class Jobs:
             if not held:
                 raise RetryTask("the issue is locked by another job", delay=LOCKED_DELAY)
             self.huey.delete(pending_key(job, repo, number))  # from now on, a new event queues again
-            calls = self.triage(job, repo, number, installation)
+            interrupted = self.store().start_attempt(repo, number, job, started)
+            calls = self.triage(job, repo, number, installation, interrupted)
         self.store().finish_deliveries(repo, number, job, started, time.time(), calls)
 
-    def triage(self, job: str, repo: str, number: int, installation: int | None) -> int:
+    def triage(self, job: str, repo: str, number: int, installation: int | None, interrupted: bool = False) -> int:
         """One triage; returns the GitHub calls it spent. A reply re-triages an issue that
         waits for its reporter (past the done marker) and shows the reply in the mirror, which
-        stops the stale clock."""
+        stops the stale clock. After an `interrupted` attempt that left no audit row (a worker
+        killed between its GitHub writes and the audit), the flow runs past the done marker:
+        apply by difference writes nothing twice, and the audit row is recorded."""
         from issuetriage.github.apply import GitHubApplier
         from issuetriage.live.followup import reporter_replied_after, waiting_since
         from issuetriage.service.triage import triage_live
@@ -89,8 +92,10 @@ class Jobs:
             store.put_issue(issue)
             asked = waiting_since(issue, policy)
             respect_marker = asked is None or not reporter_replied_after(issue, asked)
+        resume = interrupted and not store.audit(repo, number)
+        extra = {"job": job, "installation": installation} | ({"resumed_after_interruption": True} if resume else {})
         report = triage_live(applier, repo, number, policy, self.judge(policy), store, apply=True,
-                             respect_marker=respect_marker, extra={"job": job, "installation": installation})
+                             respect_marker=respect_marker and not resume, extra=extra)
         calls = applier.spent() - start
         log.info("triaged", extra={"repo": repo, "number": number, "job": job, "installation": installation,
                                    "skipped": report.skipped, "writes": len(report.writes),
@@ -110,14 +115,20 @@ class Jobs:
 
     # -- per-thread resources (sqlite connections and clients are not shared across threads) ------
 
-    def store(self) -> Store:
+    def store(self, record: bool = False) -> Store:
+        """This thread's store connection. `record`: the receiver's, whose commits reach the disk
+        before it answers (GitHub does not retry a delivery we lost); the workers' commits skip
+        the fsync (a process that dies loses nothing, and the next record commit carries them to
+        the disk), so the receiver never waits behind a worker's fsync."""
         from issuetriage.store.sqlite import Store
 
         local = self._local
         if getattr(local, "pid", None) != os.getpid():  # a forked worker opens its own
-            local.pid, local.store = os.getpid(), Store(self.store_path)
-            wal(local.store)
-        return local.store  # type: ignore[no-any-return]
+            local.pid, local.stores = os.getpid(), {}
+        if record not in local.stores:
+            local.stores[record] = store = Store(self.store_path)
+            wal(store, "FULL" if record else "NORMAL")
+        return local.stores[record]  # type: ignore[no-any-return]
 
     def judge(self, policy: Policy) -> Judge:
         from issuetriage.judges.factory import get_judge
@@ -128,9 +139,10 @@ class Jobs:
         return judges[policy.name]  # type: ignore[no-any-return]
 
 
-def wal(store: Store) -> None:
+def wal(store: Store, synchronous: str = "FULL") -> None:
     """Readers never wait for a writer on a shared SQLite store (no-op on other databases)."""
     import sqlite3
 
     if isinstance(store.db, sqlite3.Connection) and store.path != ":memory:":
         store.db.execute("PRAGMA journal_mode=WAL")
+        store.db.execute(f"PRAGMA synchronous={synchronous}")

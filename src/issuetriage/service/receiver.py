@@ -83,20 +83,18 @@ class Receiver:
             return 503, "unavailable", str(exc)
 
     def _record(self, delivery: str, work: Work, body: bytes) -> tuple[int, str, str]:
-        store = self.jobs.store()
+        store = self.jobs.store(record=True)
         with store.transaction():
             fresh = store.add_delivery(delivery, work.event, work.action, work.repo, work.number,
                                        work.installation, work.job, time.time())
-            if fresh and work.kind == LABEL:
-                assert work.repo and work.number and work.label
+            if fresh and work.kind == LABEL and work.repo and work.number and work.label is not None:
                 store.add_label_event(work.repo, work.number, _event_id(delivery), work.action,
                                       work.label, work.sender, work.at)
         if fresh and work.kind == INSTALLATION:
             installation_changed(work.event, json.loads(body))
         if not fresh:  # recorded work is enqueued already, or by `recover` when the receiver restarts
             return 200, "duplicate", "this delivery id was received before"
-        if work.job:
-            assert work.repo and work.number
+        if work.job and work.repo and work.number:
             queued = self.jobs.submit(work.job, work.repo, work.number, work.installation)
             return 202, "enqueued" if queued else "coalesced", ""
         return 202, "recorded", ""

@@ -71,8 +71,8 @@ MIGRATIONS: list[Migration] = [
     Migration(4, "webhook deliveries and the queue's dead letters", """
     CREATE TABLE deliveries (
         id TEXT PRIMARY KEY, event TEXT NOT NULL, action TEXT NOT NULL, repo TEXT, number INTEGER,
-        installation INTEGER, job TEXT, outcome TEXT NOT NULL, received REAL NOT NULL, finished REAL,
-        api_calls INTEGER);
+        installation INTEGER, job TEXT, outcome TEXT NOT NULL, received REAL NOT NULL, attempt REAL,
+        finished REAL, api_calls INTEGER);
     CREATE INDEX deliveries_issue ON deliveries (repo, number, outcome);
     CREATE TABLE dead_letters (
         repo TEXT NOT NULL, number INTEGER NOT NULL, installation INTEGER, kind TEXT NOT NULL,
@@ -265,6 +265,16 @@ class Store:
                 (delivery, event, action, repo, number, installation, job,
                  "queued" if job else "recorded", received))
             return cur.rowcount == 1
+
+    def start_attempt(self, repo: str, number: int, job: str, started: float) -> bool:
+        """Mark the queued `job` deliveries of one issue as being worked on; True when an earlier
+        attempt on them never finished (its worker died, or it failed)."""
+        with self.transaction():
+            row = self.db.execute("SELECT COUNT(*) FROM deliveries WHERE repo=? AND number=? AND job=? AND "
+                                  "outcome='queued' AND attempt IS NOT NULL", (repo, number, job)).fetchone()
+            self.db.execute("UPDATE deliveries SET attempt=? WHERE repo=? AND number=? AND job=? AND "
+                            "outcome='queued' AND received<=?", (started, repo, number, job, started))
+            return bool(row[0])
 
     def finish_deliveries(self, repo: str, number: int, job: str, started: float, finished: float,
                           api_calls: int) -> int:
