@@ -5,8 +5,9 @@ from __future__ import annotations
 import signal
 import threading
 
-from conftest import REPO, deliver, payload, rows
 from ghtest import number_for, seed
+
+from conftest import REPO, deliver, payload, rows
 
 
 def test_a_graceful_stop_finishes_the_job_in_hand_and_leaves_the_rest_queued(sqlite_jobs, standin):

@@ -6,13 +6,16 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from issuetriage.cli.options import JudgeOpt, ModelOpt, ProfileOpt, StoreOpt
 from issuetriage.cli.service import QueueOpt, RepoOpt, WorkersOpt
 from issuetriage.policy import load_profile
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 
 def register(app: typer.Typer) -> None:
@@ -58,10 +61,10 @@ def register(app: typer.Typer) -> None:
                                    os.environ.get("GITHUB_WEBHOOK_SECRET_PREVIOUS"))
         jobs = open_jobs(Path(store), queue, repo, profile, judge, model)
         json_logs()
+        review: Starlette | None = None
         try:
             review = create_app(Path(store), load_profile(profile), reviewer, allowed_hosts=hosts)
         except TriageError as exc:  # the receiver does not depend on the review app
-            review = None
             logging.getLogger("issuetriage.service").warning("review app not mounted", extra={"reason": str(exc)})
         jobs.recover(force=True)  # whatever an earlier receiver recorded but may not have enqueued
         consumer = jobs.huey.create_consumer(workers=workers, worker_type="thread", initial_delay=0.05,
