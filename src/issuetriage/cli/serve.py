@@ -49,9 +49,9 @@ def register(app: typer.Typer) -> None:
         check_bind(host, allow_remote)
         hosts = ["*"] if allow_remote else None
         if no_webhook:
-            review = create_app(Path(store), load_profile(profile), reviewer, allowed_hosts=hosts)
+            alone = create_app(Path(store), load_profile(profile), reviewer, allowed_hosts=hosts)
             typer.echo(f"serving {store} on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
-            uvicorn.run(review, host=host, port=port, log_level="warning")
+            uvicorn.run(alone, host=host, port=port, log_level="warning")
             return
         from issuetriage.cli.service import open_jobs
         from issuetriage.service.app import json_logs, receiver_app
