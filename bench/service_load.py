@@ -286,6 +286,7 @@ def check(gh: StandIn, store: Path, stream: list[Delivery], issues: list[tuple[s
         audit = Counter({(r, n): c for r, n, c in db.execute("SELECT repo, number, COUNT(*) FROM audit GROUP BY repo, number")})
         recorded = {row[0] for row in db.execute("SELECT id FROM deliveries")}
         outcomes = dict(db.execute("SELECT outcome, COUNT(*) FROM deliveries GROUP BY outcome").fetchall())
+        resumed = sum("resumed_after_interruption" in json.loads(extra) for (extra,) in db.execute("SELECT extra FROM audit"))
     label_posts = Counter(r.path for r in gh.log if r.method == "POST" and r.path.endswith("/labels"))
     labeled = Counter((key, e.get("label", {}).get("name")) for key, events in gh.state.events.items()
                       for e in events if e["event"] == "labeled")
@@ -300,7 +301,7 @@ def check(gh: StandIn, store: Path, stream: list[Delivery], issues: list[tuple[s
         "issues": len(issues), "deliveries": len(stream),
         "triaged_once": sum(audit[key] == 1 for key in issues), "triaged_more": sum(audit[key] > 1 for key in issues),
         "not_triaged": sum(audit[key] == 0 for key in issues),
-        "bad_issues_audited": sum(audit[key] for key in bad_issues),
+        "bad_issues_audited": sum(audit[key] for key in bad_issues), "resumed": resumed,
         "label_posts_max": max(label_posts.values(), default=0), "labels_added_twice": sum(c > 1 for c in labeled.values()),
         "writes": len(gh.writes), "calls": len(gh.log), "calls_per_issue": len(gh.log) / len(issues),
         "bad_recorded": sum(d.id in recorded for d in bad), "bad_github_calls": len(touched_bad),
@@ -345,7 +346,7 @@ def baseline(stream: list[Delivery], issues: list[tuple[str, int]], records: lis
 def show(name: str, r: dict[str, object]) -> None:
     print(f"\n== {name}: {r['deliveries']} deliveries over {r['issues']} issues in {len(REPOS)} repositories")
     print(f"triaged exactly once: {r['triaged_once']}/{r['issues']} (more than once: {r['triaged_more']}, "
-          f"never: {r['not_triaged']})")
+          f"never: {r['not_triaged']}; resumed after a worker died mid-job: {r['resumed']})")
     print(f"label writes per issue, max: {r['label_posts_max']}; labels added twice: {r['labels_added_twice']}")
     print(f"GitHub: {r['writes']} writes, {r['calls']} calls, {r['calls_per_issue']:.2f} calls per issue")
     print(f"bad deliveries: recorded {r['bad_recorded']}, GitHub calls for their issues {r['bad_github_calls']}, "

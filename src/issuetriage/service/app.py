@@ -54,9 +54,10 @@ def open_jobs(store: Path, queue_url: str | None, resolver: Resolver | None = No
     from issuetriage.service.queue import open_huey
     from issuetriage.store.sqlite import Store
 
+    huey = open_huey(queue_url, store)  # first: an unusable queue leaves no store behind
     with Store(store) as db:  # create and migrate it once, before any worker forks
         wal(db)
-    return Jobs(open_huey(queue_url, store), store, resolver, judge, model)
+    return Jobs(huey, store, resolver, judge, model)
 
 
 def token_resolver(repos: tuple[str, ...], profile: str, env: Mapping[str, str]) -> Resolver:
