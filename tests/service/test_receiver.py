@@ -65,8 +65,11 @@ def test_replayed_delivery_id_is_a_no_op(client, jobs):
 def test_malformed_json_is_400(client, jobs):
     assert deliver(client, "issues", None, body=b"{not json").status_code == 400
     assert deliver(client, "issues", None, body=b"[1, 2]").status_code == 400
-    assert deliver(client, "issues", {"action": "opened", "issue": {"number": "x"},
-                                      "repository": {"full_name": REPO}}).status_code == 400
+    for number, repo, installation in (("x", REPO, {"id": 1}), (10 ** 23, REPO, {"id": 1}), (1, "no-slash", {"id": 1}),
+                                       (1, REPO, {"id": 2 ** 64}), (1, REPO, {"id": True})):
+        data = {"action": "opened", "issue": {"number": number}, "repository": {"full_name": repo},
+                "installation": installation}
+        assert deliver(client, "issues", data).status_code == 400, data
     nothing_happened(jobs)
 
 

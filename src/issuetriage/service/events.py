@@ -6,6 +6,7 @@ https://docs.github.com/en/webhooks/webhook-events-and-payloads"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ INSTALLATION = "installation"  # handed to service.installations, no job
 TRIAGE_ACTIONS = frozenset({"opened", "reopened", "edited"})
 LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})
 JOBS = frozenset({TRIAGE, REPLY})
+REPO_NAME = re.compile(r"[\w.-]{1,100}/[\w.-]{1,100}")
 
 
 class BadPayload(ValueError):
@@ -60,7 +62,7 @@ def classify(event: str, payload: Any) -> Work:
         raise BadPayload(f"{event}: no issue or repository object")
     name = _text(repo.get("full_name"), "repository.full_name")
     number = issue.get("number")
-    if not isinstance(number, int) or isinstance(number, bool) or number < 1 or "/" not in name:
+    if not _whole(number, 2 ** 31) or not REPO_NAME.fullmatch(name):
         raise BadPayload(f"{event}: no issue number or repository name")
     common = dict(repo=name, number=number, installation=installation, sender=login)
     if event == "issues" and action in TRIAGE_ACTIONS:
@@ -88,9 +90,14 @@ def _installation(payload: dict[str, Any]) -> int | None:
     inst = payload.get("installation")
     if inst is None:
         return None
-    if not isinstance(inst, dict) or not isinstance(inst.get("id"), int):
+    if not isinstance(inst, dict) or not _whole(inst.get("id"), 2 ** 63):
         raise BadPayload("installation: no id")
     return int(inst["id"])
+
+
+def _whole(value: Any, below: int) -> bool:
+    """A positive integer below `below` (JSON allows any size; the store does not)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < below
 
 
 def _text(value: Any, name: str) -> str:
