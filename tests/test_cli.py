@@ -151,7 +151,7 @@ from pathlib import Path  # noqa: E402
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 SAMPLE_REST = Path(__file__).resolve().parent / "github" / "samples" / "issue.json"
-PROTOCOL_COMMANDS = {"hook", "mcp", "serve"}  # they speak Claude Code's hook protocol, MCP and HTTP
+PROTOCOL_COMMANDS = {"hook", "mcp", "serve", "worker"}  # hook protocol, MCP, HTTP, and a queue consumer
 
 
 def _commands() -> dict[str, object]:

@@ -61,6 +61,7 @@ COMMAND_MODULES = (
     "issuetriage.cli.report",
     "issuetriage.cli.serve",
     "issuetriage.cli.reconcile",
+    "issuetriage.cli.service",
 )
 
 

@@ -43,10 +43,10 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
                store_path: Path | None, keep_subscription: bool, fmt: Format) -> int:
     """Run one live triage through the one flow; returns the exit code (1 when the outcome check
     says no_action)."""
-    from issuetriage.act.flow import PULL_REQUEST, act, engine
+    from issuetriage.act.flow import PULL_REQUEST
     from issuetriage.github.apply import GitHubApplier
     from issuetriage.judges.factory import get_judge
-    from issuetriage.live.demotion import holder
+    from issuetriage.service.triage import triage_live
     from issuetriage.store.sqlite import Store
 
     repo, number = parse_ref(ref)
@@ -54,12 +54,8 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     applier = GitHubApplier(_client(repo), keep_subscription=keep_subscription)
     store = Store(store_path) if store_path else None
     policy = load_profile(profile)
-    shadow = policy.meta.live.shadow  # the profile's shadow mode wins over --apply (fail closed)
     try:
-        hold = holder(store, policy, shadow) if store is not None else (
-            (lambda plan: {"shadow": True}) if shadow else None)
-        report = act(applier, repo, number, policy, engine(judge), apply=apply or shadow, audit=store,
-                     hold=hold)
+        report = triage_live(applier, repo, number, policy, judge, store, apply)
     finally:
         if store:
             store.close()

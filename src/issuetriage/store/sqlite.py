@@ -68,6 +68,16 @@ MIGRATIONS: list[Migration] = [
         repo TEXT NOT NULL, label TEXT NOT NULL, demoted INTEGER NOT NULL, precision REAL,
         support INTEGER NOT NULL, changed_at TEXT NOT NULL, PRIMARY KEY (repo, label))
 """),
+    Migration(4, "webhook deliveries and the queue's dead letters", """
+    CREATE TABLE deliveries (
+        id TEXT PRIMARY KEY, event TEXT NOT NULL, action TEXT NOT NULL, repo TEXT, number INTEGER,
+        installation INTEGER, job TEXT, outcome TEXT NOT NULL, received REAL NOT NULL, attempt REAL,
+        finished REAL, api_calls INTEGER);
+    CREATE INDEX deliveries_issue ON deliveries (repo, number, outcome);
+    CREATE TABLE dead_letters (
+        repo TEXT NOT NULL, number INTEGER NOT NULL, installation INTEGER, kind TEXT NOT NULL,
+        error TEXT NOT NULL, tries INTEGER NOT NULL, failed REAL NOT NULL, PRIMARY KEY (repo, number, kind))
+"""),
 ]
 
 
@@ -241,6 +251,90 @@ class Store:
                 item[key] = json.loads(item[key])
             rows.append(item)
         return rows
+
+    # -- webhook deliveries and dead letters (service mode) -------------------------------------
+
+    def add_delivery(self, delivery: str, event: str, action: str, repo: str | None, number: int | None,
+                     installation: int | None, job: str | None, received: float) -> bool:
+        """Record one webhook delivery (`job`: the work it queued, if any); False when its id was
+        recorded before (a redelivery)."""
+        with self.transaction():
+            cur = self.db.execute(
+                "INSERT INTO deliveries (id, event, action, repo, number, installation, job, outcome, received)"
+                " VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+                (delivery, event, action, repo, number, installation, job,
+                 "queued" if job else "recorded", received))
+            return cur.rowcount == 1
+
+    def start_attempt(self, repo: str, number: int, job: str, started: float) -> bool:
+        """Mark the queued `job` deliveries of one issue as being worked on; True when an earlier
+        attempt on them never finished (its worker died, or it failed)."""
+        with self.transaction():
+            row = self.db.execute("SELECT COUNT(*) FROM deliveries WHERE repo=? AND number=? AND job=? AND "
+                                  "outcome='queued' AND attempt IS NOT NULL", (repo, number, job)).fetchone()
+            self.db.execute("UPDATE deliveries SET attempt=? WHERE repo=? AND number=? AND job=? AND "
+                            "outcome='queued' AND received<=?", (started, repo, number, job, started))
+            return bool(row[0])
+
+    def finish_deliveries(self, repo: str, number: int, job: str, started: float, finished: float,
+                          api_calls: int) -> int:
+        """Mark the queued `job` deliveries of one issue received before `started` as done."""
+        with self.transaction():
+            cur = self.db.execute(
+                "UPDATE deliveries SET outcome='done', finished=?, api_calls=? WHERE repo=? AND number=?"
+                " AND job=? AND outcome='queued' AND received<=?",
+                (finished, api_calls, repo, number, job, started))
+            return cur.rowcount
+
+    def queued_jobs(self) -> list[tuple[str, str, int, int | None]]:
+        """Work recorded but not done yet: (job, repo, number, installation), one per issue and job."""
+        rows = self.db.execute("SELECT job, repo, number, MAX(installation) FROM deliveries WHERE "
+                               "outcome='queued' GROUP BY job, repo, number ORDER BY repo, number, job")
+        return [(r[0], r[1], int(r[2]), r[3]) for r in rows]
+
+    def delivery_stats(self) -> dict[str, Any]:
+        """Deliveries by outcome, GitHub calls per installation, the oldest queued delivery, and
+        triage latency (received → done: count and sum of seconds)."""
+        outcomes = {r[0]: r[1] for r in self.db.execute(
+            "SELECT outcome, COUNT(*) FROM deliveries GROUP BY outcome")}
+        calls = {r[0]: r[1] for r in self.db.execute(
+            "SELECT installation, SUM(api_calls) FROM deliveries WHERE api_calls IS NOT NULL "
+            "GROUP BY installation")}
+        oldest = self.db.execute("SELECT MIN(received) FROM deliveries WHERE outcome='queued'").fetchone()[0]
+        row = self.db.execute("SELECT COUNT(*), SUM(finished - received) FROM deliveries "
+                              "WHERE finished IS NOT NULL").fetchone()
+        return {"outcomes": outcomes, "calls": calls, "oldest_queued": oldest,
+                "latency_count": row[0], "latency_sum": row[1] or 0.0}
+
+    def add_label_event(self, repo: str, number: int, event_id: int, event: str, label: str,
+                        actor: str, created_at: str) -> None:
+        """One label event seen on a webhook (`sync` later replaces an issue's events wholesale)."""
+        with self.transaction():
+            self.db.execute("INSERT INTO label_events VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+                            (repo, number, event_id, event, label, actor, created_at))
+
+    def put_dead_letter(self, job: str, repo: str, number: int, installation: int | None, error: str,
+                        tries: int, failed: float) -> None:
+        """A job that failed its last try; its queued deliveries become dead."""
+        with self.transaction():
+            self.db.execute("DELETE FROM dead_letters WHERE repo=? AND number=? AND kind=?", (repo, number, job))
+            self.db.execute("INSERT INTO dead_letters VALUES (?,?,?,?,?,?,?)",
+                            (repo, number, installation, job, error, tries, failed))
+            self.db.execute("UPDATE deliveries SET outcome='dead' WHERE repo=? AND number=? AND job=? "
+                            "AND outcome='queued'", (repo, number, job))
+
+    def dead_letters(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.execute("SELECT * FROM dead_letters ORDER BY failed, repo, number")]
+
+    def take_dead_letter(self, job: str, repo: str, number: int, requeue: bool) -> bool:
+        """Remove one dead letter; with `requeue` its deliveries count as queued again."""
+        with self.transaction():
+            cur = self.db.execute("DELETE FROM dead_letters WHERE repo=? AND number=? AND kind=?",
+                                  (repo, number, job))
+            if requeue:
+                self.db.execute("UPDATE deliveries SET outcome='queued' WHERE repo=? AND number=? "
+                                "AND job=? AND outcome='dead'", (repo, number, job))
+            return cur.rowcount == 1
 
 
 class _Transaction:

@@ -1,0 +1,148 @@
+"""The job a worker runs: triage one issue through the one flow (`service.triage.triage_live`),
+serialised per issue, coalesced, retried, and dead-lettered after its last try."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from huey import signals
+from huey.exceptions import RetryTask
+
+from issuetriage.service.events import REPLY
+from issuetriage.service.queue import LOCKED_DELAY, RETRIES, RETRY_DELAY, IssueLock, pending_key
+
+if TYPE_CHECKING:
+    from huey import Huey
+
+    from issuetriage.judges.base import Judge
+    from issuetriage.policy import Policy
+    from issuetriage.service.resolver import Resolver
+    from issuetriage.store.sqlite import Store
+
+log = logging.getLogger("issuetriage.service")
+
+
+class Jobs:
+    """The queue's one task and what submits it; a worker process or thread runs `run`."""
+
+    def __init__(self, huey: Huey, store: str | Path, resolver: Resolver | None, judge: str = "auto",
+                 model: Path | None = None) -> None:
+        self.huey = huey
+        self.store_path = str(store)
+        self.resolver = resolver
+        self.judge_name, self.model = judge, model
+        self._local = threading.local()
+        self.task = huey.task(retries=RETRIES, retry_delay=RETRY_DELAY, retry_backoff=2.0, name="triage")(self.run)
+        huey.signal(signals.SIGNAL_ERROR)(self._failed)
+
+    # -- the receiver's side ---------------------------------------------------------------------
+
+    def submit(self, job: str, repo: str, number: int, installation: int | None, force: bool = False) -> bool:
+        """Enqueue `job` for an issue unless one is pending (True when enqueued)."""
+        fresh = self.huey.put_if_empty(pending_key(job, repo, number), 1)
+        if fresh or force:
+            self.task(job, repo, number, installation)
+        return fresh or force
+
+    def recover(self, force: bool) -> int:
+        """Re-enqueue the work the store holds as not done; `force` also where a marker says a
+        job is pending (a receiver that died between marking and enqueueing). Running a job twice
+        changes nothing: the second finds the issue done."""
+        count = 0
+        for job, repo, number, installation in self.store().queued_jobs():
+            count += self.submit(job, repo, number, installation, force=force)
+        return count
+
+    # -- the worker's side -----------------------------------------------------------------------
+
+    def run(self, job: str, repo: str, number: int, installation: int | None) -> None:
+        started = time.time()
+        with IssueLock(self.huey, repo, number) as held:
+            if not held:
+                raise RetryTask("the issue is locked by another job", delay=LOCKED_DELAY)
+            self.huey.delete(pending_key(job, repo, number))  # from now on, a new event queues again
+            interrupted = self.store().start_attempt(repo, number, job, started)
+            calls = self.triage(job, repo, number, installation, interrupted)
+        self.store().finish_deliveries(repo, number, job, started, time.time(), calls)
+
+    def triage(self, job: str, repo: str, number: int, installation: int | None, interrupted: bool = False) -> int:
+        """One triage; returns the GitHub calls it spent. A reply re-triages an issue that
+        waits for its reporter (past the done marker) and shows the reply in the mirror, which
+        stops the stale clock. After an `interrupted` attempt that left no audit row (a worker
+        killed between its GitHub writes and the audit), the flow runs past the done marker:
+        apply by difference writes nothing twice, and the audit row is recorded."""
+        from issuetriage.github.apply import GitHubApplier
+        from issuetriage.live.followup import reporter_replied_after, waiting_since
+        from issuetriage.service.triage import triage_live
+
+        assert self.resolver is not None, "a worker needs a resolver"
+        client = self.resolver.client(repo, installation)
+        policy = self.resolver.profile(repo, client)
+        applier = GitHubApplier(client)
+        start, clock = applier.spent(), time.monotonic()
+        store = self.store()
+        respect_marker = True
+        if job == REPLY:
+            issue = applier.read(repo, number)
+            store.put_issue(issue)
+            asked = waiting_since(issue, policy)
+            respect_marker = asked is None or not reporter_replied_after(issue, asked)
+        resume = interrupted and not store.audit(repo, number)
+        extra = {"job": job, "installation": installation} | ({"resumed_after_interruption": True} if resume else {})
+        report = triage_live(applier, repo, number, policy, self.judge(policy), store, apply=True,
+                             respect_marker=respect_marker and not resume, extra=extra)
+        calls = applier.spent() - start
+        log.info("triaged", extra={"repo": repo, "number": number, "job": job, "installation": installation,
+                                   "skipped": report.skipped, "writes": len(report.writes),
+                                   "outcome": report.verdict.outcome.value if report.verdict else None,
+                                   "api_calls": calls, "seconds": round(time.monotonic() - clock, 3)})
+        return calls
+
+    def _failed(self, signal: str, task: Any, exc: BaseException | None = None) -> None:
+        """huey's error signal: after the last try, the job goes to the dead-letter list."""
+        if not isinstance(task, self.task.task_class) or task.retries:
+            return
+        job, repo, number, installation = task.args
+        self.huey.delete(pending_key(job, repo, number))
+        self.store().put_dead_letter(job, repo, number, installation, f"{type(exc).__name__}: {exc}"[:500],
+                                     RETRIES + 1, time.time())
+        log.error("dead letter", extra={"repo": repo, "number": number, "job": job, "error": str(exc)[:200]})
+
+    # -- per-thread resources (sqlite connections and clients are not shared across threads) ------
+
+    def store(self, record: bool = False) -> Store:
+        """This thread's store connection. `record`: the receiver's, whose commits reach the disk
+        before it answers (GitHub does not retry a delivery we lost); the workers' commits skip
+        the fsync (a process that dies loses nothing, and the next record commit carries them to
+        the disk), so the receiver never waits behind a worker's fsync."""
+        from issuetriage.store.sqlite import Store
+
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():  # a forked worker opens its own
+            local.pid, local.stores = os.getpid(), {}
+        if record not in local.stores:
+            local.stores[record] = store = Store(self.store_path)
+            wal(store, "FULL" if record else "NORMAL")
+        return local.stores[record]  # type: ignore[no-any-return]
+
+    def judge(self, policy: Policy) -> Judge:
+        from issuetriage.judges.factory import get_judge
+
+        judges = self._local.__dict__.setdefault("judges", {})
+        if policy.name not in judges:
+            judges[policy.name] = get_judge(self.judge_name, self.model, profile=policy.name)
+        return judges[policy.name]  # type: ignore[no-any-return]
+
+
+def wal(store: Store, synchronous: str = "FULL") -> None:
+    """Readers never wait for a writer on a shared SQLite store (no-op on other databases)."""
+    import sqlite3
+
+    if isinstance(store.db, sqlite3.Connection) and store.path != ":memory:":
+        store.db.execute("PRAGMA journal_mode=WAL")
+        store.db.execute(f"PRAGMA synchronous={synchronous}")

@@ -1,0 +1,61 @@
+"""How a job finds its GitHub client and profile: the `Resolver` seam. The token mode (one
+repository, `GITHUB_TOKEN`, `--profile`) lives here; the GitHub App mode implements the same
+three methods (many installations, a profile per repository)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from issuetriage.github.client import GitHubClient
+    from issuetriage.policy import Policy
+
+
+class Resolver(Protocol):
+    """Where a repository's jobs get their client and profile."""
+
+    def accepts(self, repo: str, installation_id: int | None) -> str | None:
+        """Why a delivery for `repo` is refused (not installed, no usable profile), or None.
+        Answers from what is already known (no GitHub call): the receiver asks it per delivery."""
+
+    def client(self, repo: str, installation_id: int | None) -> GitHubClient:
+        """A client that acts for `repo` (the installation's token in App mode)."""
+
+    def profile(self, repo: str, client: GitHubClient) -> Policy:
+        """The profile `repo` is triaged with."""
+
+
+class TokenResolver:
+    """The repositories given (`--repo`, usually one), acting as `GITHUB_TOKEN`, with one profile
+    (`--profile`); a client per thread, so each job counts its own calls."""
+
+    def __init__(self, repos: str | tuple[str, ...], profile: str, env: Mapping[str, str] | None = None) -> None:
+        self.repos = (repos,) if isinstance(repos, str) else repos
+        self.repo = self.repos[0]
+        self.profile_name = profile
+        self.env = dict(os.environ if env is None else env)
+        self._local = threading.local()
+        self._policy: Policy | None = None
+
+    def accepts(self, repo: str, installation_id: int | None) -> str | None:
+        if repo.lower() not in {r.lower() for r in self.repos}:
+            return f"{repo}: not served here (this service acts as a token for {', '.join(self.repos)} only)"
+        return None
+
+    def client(self, repo: str, installation_id: int | None) -> GitHubClient:
+        from issuetriage.github.client import GitHubClient
+
+        if getattr(self._local, "client", None) is None:
+            self._local.client = GitHubClient.from_env(self.env, repo=repo)
+            self._local.client.connect()
+        return self._local.client  # type: ignore[no-any-return]
+
+    def profile(self, repo: str, client: GitHubClient) -> Policy:
+        from issuetriage.policy import load_profile
+
+        if self._policy is None:
+            self._policy = load_profile(self.profile_name)
+        return self._policy
