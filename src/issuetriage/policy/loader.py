@@ -1,11 +1,14 @@
 """Policy profiles: label catalog, forbidden patterns, queues, templates and rules, loaded as data.
 
 A profile is a folder of TOML files. Every file is validated strictly: an unknown key or a wrong
-type is a ConfigError that names the file and the key.
+type is a ConfigError that names the file and the key. A profile that validated is kept in a
+cache keyed by its files' bytes (`compiled.py`), so a hook process skips the TOML parse and the
+model builds; models are built on first validation (`defer_build`), not at import.
 """
 
 from __future__ import annotations
 
+import io
 import re
 import tomllib
 from collections.abc import Iterable
@@ -18,13 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from issuetriage.errors import ConfigError, all_problems
 from issuetriage.evidence.signals import tokens_of
 from issuetriage.models import Issue
-
-PROFILES_DIR = Path(__file__).parent / "profiles"
-TEMPLATE_MARKER = "<!-- issuetriage:template={name} -->"
+from issuetriage.policy import PROFILES_DIR, TEMPLATE_MARKER, compiled
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 def _compile(patterns: tuple[str, ...]) -> tuple[str, ...]:
@@ -157,22 +158,22 @@ class Templates(_Strict):
 class Rules(_Strict):
     """Keyword and pattern lists the heuristic steps read; each list is one question."""
 
-    question: Route = Route()
-    question_marker: Route = Route()
-    bug: Route = Route()
-    feature: Route = Route()
-    expected_behavior: Route = Route()
+    question: Route = Field(default_factory=Route)
+    question_marker: Route = Field(default_factory=Route)
+    bug: Route = Field(default_factory=Route)
+    feature: Route = Field(default_factory=Route)
+    expected_behavior: Route = Field(default_factory=Route)
     download_extensions: tuple[str, ...] = ()
     download_hosts: tuple[str, ...] = ()
     hub_patterns: tuple[str, ...] = ()
     missing_repro: dict[str, Route] = {}
-    edge_case: Route = Route()
+    edge_case: Route = Field(default_factory=Route)
     edge_case_root_causes: tuple[str, ...] = ()
-    fuzzer: Route = Route()
+    fuzzer: Route = Field(default_factory=Route)
     escalate: dict[str, Route] = {}
     commonly_missed: dict[str, Route] = {}
     pt2_modules: dict[str, Route] = {}
-    pt2_cpu_only: Route = Route()
+    pt2_cpu_only: Route = Field(default_factory=Route)
 
 
 class BotLabels(_Strict):
@@ -246,16 +247,16 @@ class Meta(_Strict):
     # How comments and reasons name the project (default: the repository's name).
     project: str = ""
     description: str = ""
-    families: Families = Families()
+    families: Families = Field(default_factory=Families)
     type_labels: tuple[str, ...] = ()
     # Labels maintainers put on usage questions they close (evaluation's gold questions).
     question_labels: tuple[str, ...] = ()
     process_labels: tuple[str, ...] = ()
-    bot_labels: BotLabels = BotLabels()
-    release: Release = Release()
-    thresholds: Thresholds = Thresholds()
-    live: Live = Live()
-    stale: Stale = Stale()
+    bot_labels: BotLabels = Field(default_factory=BotLabels)
+    release: Release = Field(default_factory=Release)
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    live: Live = Field(default_factory=Live)
+    stale: Stale = Field(default_factory=Stale)
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -271,16 +272,28 @@ FILES: dict[str, type[BaseModel]] = {
 }
 
 
-def _load_file(path: Path, model: type[M]) -> M | list[str]:
+def _read(root: Path) -> dict[str, bytes | list[str]]:
+    """Each profile file's bytes, or the problem reading it."""
+    out: dict[str, bytes | list[str]] = {}
+    for name in FILES:
+        path = root / name
+        try:
+            out[name] = path.read_bytes()
+        except FileNotFoundError:
+            out[name] = [f"{path}: missing profile file"]
+        except OSError as exc:  # a folder in its place, no permission: the hook must still fail closed
+            out[name] = [f"{path}: cannot read: {exc.strerror or exc}"]
+    return out
+
+
+def _parse(path: Path, raw: bytes | list[str], model: type[M]) -> M | list[str]:
     """The validated file, or every problem with it (each naming the file and the key)."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return [f"{path}: missing profile file"]
+    if isinstance(raw, list):
+        return raw
+    try:  # decoded as Path.read_text decodes (universal newlines)
+        data = tomllib.loads(io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return [f"{path}: not valid TOML: {exc}"]
-    except OSError as exc:  # a folder in its place, no permission: the hook must still fail closed
-        return [f"{path}: cannot read: {exc.strerror or exc}"]
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -479,7 +492,8 @@ def profile_problems(root: Path) -> list[str]:
     """Every problem with the profile folder at `root`, all at once (empty when it is valid)."""
     if not root.is_dir():
         return [f"{root}: not a profile folder"]
-    parts = {name: _load_file(root / name, model) for name, model in FILES.items()}
+    raw = _read(root)
+    parts = {name: _parse(root / name, raw[name], model) for name, model in FILES.items()}
     problems = [p for part in parts.values() if isinstance(part, list) for p in part]
     if problems:
         return problems
@@ -487,14 +501,23 @@ def profile_problems(root: Path) -> list[str]:
 
 
 def load_profile_dir(root: Path) -> Policy:
-    """Load and validate the profile folder at `root`."""
+    """Load and validate the profile folder at `root`. Files whose bytes validated before come
+    from the compiled cache (`policy.compiled`); anything else is validated and then cached."""
     if not root.is_dir():
         raise ConfigError(f"{root}: not a profile folder")
-    parts = {name: _load_file(root / name, model) for name, model in FILES.items()}
+    raw = _read(root)
+    key = compiled.key(raw)
+    cached = compiled.load(key, FILES) if key else None
+    if cached is not None:
+        return Policy(root, cached, check=False)  # checked when it was cached
+    parts = {name: _parse(root / name, raw[name], model) for name, model in FILES.items()}
     for part in parts.values():
         if isinstance(part, list):
             raise ConfigError(part[0])
-    return Policy(root, parts)  # type: ignore[arg-type]
+    policy = Policy(root, parts)  # type: ignore[arg-type]
+    if key:
+        compiled.store(key, parts)  # type: ignore[arg-type]
+    return policy
 
 
 _CACHE: dict[str, Policy] = {}
