@@ -5,9 +5,9 @@ Each feature registers its commands from its own module, listed in COMMAND_MODUL
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated
 
 import typer
@@ -34,6 +34,8 @@ app = typer.Typer(
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # ~15 ms: only for --version
+
     try:
         return version("issuetriage")
     except PackageNotFoundError:  # run from a source tree that was never installed
@@ -50,6 +52,7 @@ def _show_version(value: bool) -> None:
 def _root(version_: Annotated[bool, typer.Option(
         "--version", callback=_show_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
     """Triage GitHub issues with a fixed decision tree, policy as data and one guard."""
+    gc.enable()  # a command runs: start-up is over (`issuetriage.cli.main` turned it off)
 
 COMMAND_MODULES = (
     "issuetriage.cli.engine",
