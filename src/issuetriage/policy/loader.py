@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import re
-import tomllib
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
@@ -288,6 +287,8 @@ def _read(root: Path) -> dict[str, bytes | list[str]]:
 
 def _parse(path: Path, raw: bytes | list[str], model: type[M]) -> M | list[str]:
     """The validated file, or every problem with it (each naming the file and the key)."""
+    import tomllib  # not needed when the profile comes from the compiled cache
+
     if isinstance(raw, list):
         return raw
     try:  # decoded as Path.read_text decodes (universal newlines)
