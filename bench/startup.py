@@ -9,7 +9,15 @@ hits both. Commands:
   the issue once from the loopback GitHub stand-in; that read's marginal cost (importing the
   GitHub client and the call, in a process that already holds the models and policy) is timed on
   its own and the ratio is given with and without it;
+- hook, label write, read in-process: the same call and the same process (`python -m
+  issuetriage.cli hook pre-tool-use`), with the issue handed to the hook instead of read from
+  GitHub: the label check without the GitHub read, measured directly rather than by subtraction
+  (the subtraction misses what the GitHub client costs a process beyond its import: starting
+  up its modules' state, tearing them down at exit);
 - `issuetriage --help`.
+
+Each command's ratio is the median time over the median baseline; "spread" is the lowest and
+highest ratio of a single round (the command against the baseline run right after it).
 
     python bench/startup.py [--runs 15] [--src DIR ...]
 
@@ -38,6 +46,13 @@ READ_EVENT = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Read",
                          "tool_input": {"file_path": "/tmp/x.py"}})
 LABEL_EVENT = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash",
                           "tool_input": {"command": "gh issue edit 7 --add-label 'module: nn'"}})
+TITLE, BODY = "nn.Linear gives wrong shape", "body"
+# `issuetriage hook pre-tool-use` as the console script runs it, with the issue handed over in-process.
+READ_IN_PROCESS = (
+    "import sys\nimport issuetriage.agents.hooks as hooks\nfrom issuetriage.models import Issue\n"
+    f"issue = Issue(repo='pytorch/pytorch', number=7, title={TITLE!r}, body={BODY!r})\n"
+    "run = hooks.run\nhooks.run = lambda event, stdin, **kw: run(event, stdin, read_issue=lambda repo, n: issue)\n"
+    "sys.argv = ['issuetriage', 'hook', 'pre-tool-use']\nfrom issuetriage.cli import main\nmain()\n")
 
 
 def wall(argv: list[str], stdin: str, env: dict[str, str]) -> float:
@@ -56,31 +71,33 @@ def main() -> None:
     args = parser.parse_args()
     trees = args.src or [ROOT / "src"]
     with StandIn() as server:
-        server.state.add_issue("pytorch/pytorch", 7, "nn.Linear gives wrong shape", "body")
+        server.state.add_issue("pytorch/pytorch", 7, TITLE, BODY)
         base_env = {**os.environ, **server.env(), "GITHUB_REPOSITORY": "pytorch/pytorch",
                     "TRIAGE_ISSUE_NUMBER": "7"}
         cmds = {
             "hook, nothing to check": (["-m", "issuetriage.cli", "hook", "pre-tool-use"], READ_EVENT),
             "hook, label write": (["-m", "issuetriage.cli", "hook", "pre-tool-use"], LABEL_EVENT),
+            "hook, label write, read in-process": (["-c", READ_IN_PROCESS], LABEL_EVENT),
             "issuetriage --help": (["-m", "issuetriage.cli", "--help"], ""),
         }
         times: dict[tuple[str, str], list[float]] = {}
+        ratios: dict[tuple[str, str], list[float]] = {}
         base: list[float] = []
-        for _ in range(args.runs + 1):  # the first round warms the disk cache and is dropped
-            round_times = {}
+        for _ in range(args.runs + 1):  # the first round warms the disk (and profile) cache and is dropped
             for tree in trees:
                 env = {**base_env, "PYTHONPATH": str(tree)}
                 for name, (argv, stdin) in cmds.items():
-                    round_times[(str(tree), name)] = wall([sys.executable, *argv], stdin, env)
-            b = wall(BASELINE, "{}", base_env)
-            if _ > 0:
-                base.append(b)
-                for key, t in round_times.items():
-                    times.setdefault(key, []).append(t)
+                    t = wall([sys.executable, *argv], stdin, env)
+                    b = wall(BASELINE, "{}", base_env)
+                    if _ > 0:
+                        base.append(b)
+                        times.setdefault((str(tree), name), []).append(t)
+                        ratios.setdefault((str(tree), name), []).append(t / b)
         # The GitHub read the label-write hook makes, as its marginal cost in a fresh process that
         # has already imported what the hook needs anyway (models, policy): importing the GitHub
         # client (githubkit) and the one GraphQL call. "w/o read" subtracts this from the hook.
         probe = ("import sys, time; import issuetriage.models, issuetriage.policy; "
+                 "issuetriage.policy.load_profile('pytorch'); "
                  "t = time.perf_counter(); from issuetriage.github.client import GitHubClient; "
                  "from issuetriage.github import reads; "
                  "reads.fetch_issue(GitHubClient.from_env(repo='pytorch/pytorch'), 'pytorch/pytorch', 7); "
@@ -96,14 +113,17 @@ def main() -> None:
         print(f"GitHub read in the hook ({str(tree)[-30:]}): client import + one read, median "
               f"{statistics.median(read_times[str(tree)]) * 1000:.1f} ms")
     print()
-    print(f"{'tree':40} {'command':26} {'median ms':>10} {'ratio':>7} {'ratio w/o read':>15} {'target':>7}")
-    targets = {"hook, nothing to check": 6, "hook, label write": 10, "issuetriage --help": 10}
+    print(f"{'tree':30} {'command':36} {'median ms':>10} {'ratio':>6} {'spread':>12} "
+          f"{'w/o read':>9} {'target':>7}")
+    targets = {"hook, nothing to check": 6, "hook, label write": 10, "hook, label write, read in-process": 10,
+               "issuetriage --help": 10}
     for tree in trees:
         for name in cmds:
             t = statistics.median(times[(str(tree), name)])
             read = statistics.median(read_times[str(tree)])
-            no_read = (t - read) / b if name == "hook, label write" else t / b
-            print(f"{str(tree)[-40:]:40} {name:26} {t * 1000:10.1f} {t / b:7.1f} {no_read:15.1f} "
+            no_read = f"{(t - read) / b:9.1f}" if name == "hook, label write" else " " * 9
+            spread = f"{min(ratios[(str(tree), name)]):.1f}-{max(ratios[(str(tree), name)]):.1f}"
+            print(f"{str(tree)[-30:]:30} {name:36} {t * 1000:10.1f} {t / b:6.1f} {spread:>12} {no_read} "
                   f"{targets[name]:6d}x")
 
 

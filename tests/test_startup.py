@@ -37,8 +37,39 @@ def test_help_builds_the_command_table_and_loads_no_models_engine_or_store():
     assert {"typer", "issuetriage.cli.engine", "issuetriage.cli.serve"} <= loaded  # the listing works
     heavy = {"pydantic", "issuetriage.models", "issuetriage.policy.loader", "issuetriage.engine.pipeline",
              "issuetriage.store.sqlite", "issuetriage.judges.factory", "githubkit", "numpy", "sklearn",
-             "importlib.metadata"}
+             "importlib.metadata", "markdown_it", "pygments", "rich.markdown", "rich.traceback"}
     assert heavy & loaded == set()
+
+
+def python(code: str) -> str:
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "100"})
+    assert run.returncode == 0, run.stderr[-800:]
+    return run.stdout
+
+
+HELP = ("import contextlib, io, sys\nfrom issuetriage.cli.app import app, main\nfor args in {args!r}:\n"
+        "    out = io.StringIO()\n    with contextlib.redirect_stdout(out):\n        try:\n"
+        "            main(args)\n        except SystemExit:\n            pass\n    print(out.getvalue())\n"
+        "print('rich.markdown loaded:', 'rich.markdown' in sys.modules)\n")
+
+
+def test_help_without_the_unused_rich_parts_is_the_same_help():
+    every = repr([["--help"], ["-h"], [], ["profile", "init", "-h"], ["triage", "--help"], ["store"]])
+    lean = python(HELP.format(args=eval(every)))
+    full = python("import rich.markdown, rich.traceback\n" + HELP.format(args=eval(every)))
+    assert lean.endswith("rich.markdown loaded: False\n") and full.endswith("rich.markdown loaded: True\n")
+    assert lean.rsplit("rich.markdown", 1)[0] == full.rsplit("rich.markdown", 1)[0]
+    assert lean.count(" Usage: issuetriage") >= 6
+
+
+def test_the_placeholders_hand_over_to_the_real_rich_classes():
+    out = python("import sys\nfrom issuetriage.cli.help import load_renderer\nload_renderer()\n"
+                 "import typer.rich_utils as r\nimport rich.markdown, rich.traceback\n"
+                 "print(type(r.Markdown('*x*')) is rich.markdown.Markdown,\n"
+                 "      r.Traceback.from_exception == rich.traceback.Traceback.from_exception,\n"
+                 "      sys.modules['rich.markdown'].__file__.endswith('markdown.py'))")
+    assert out.split() == ["True", "True", "True"]
 
 
 def target(standin, **extra: str) -> dict[str, str]:

@@ -17,6 +17,7 @@ try:  # typer >= 0.29 vendors its own click; older releases use the click packag
 except ImportError:  # pragma: no cover - depends on the installed typer
     import click.exceptions as click_exceptions  # type: ignore[no-redef]
 
+from issuetriage.cli.help import load_renderer, wants_help
 from issuetriage.cli.options import json_alias
 from issuetriage.errors import TriageError
 
@@ -89,6 +90,8 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning our errors into one line and exit code 2."""
     _register()
     argv = json_alias(sys.argv[1:] if argv is None else list(argv))
+    if wants_help(argv):
+        load_renderer()  # typer's help renderer, without the rich parts it never uses here
     try:
         # standalone_mode=False returns a command's typer.Exit code instead of raising it
         code = app(args=argv, prog_name="issuetriage", standalone_mode=False)
