@@ -189,6 +189,15 @@ def test_a_change_to_the_validating_code_makes_the_cache_stale(profile, cache, p
     assert parses and len(list(cache.glob("*.json"))) == 2
 
 
+def test_a_profile_folder_this_user_may_not_write_is_never_cached(profile, cache, parses, monkeypatch):
+    """A planted cache file could otherwise change a profile its reader cannot edit."""
+    writable = compiled.os.access
+    monkeypatch.setattr(compiled.os, "access", lambda path, mode: mode != compiled.os.W_OK and writable(path, mode))
+    load_profile_dir(profile)
+    load_profile_dir(profile)
+    assert len(parses) == 2 * len(policy_loader.FILES) and not cache.exists()
+
+
 def test_the_cache_keeps_only_the_newest_files(tmp_path, cache, monkeypatch):
     monkeypatch.setattr(compiled, "KEEP", 2)
     for n in range(3):

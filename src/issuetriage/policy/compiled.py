@@ -9,9 +9,10 @@ by field, without validating again.
 
 Fail closed: a cache file that is missing, unreadable, written for other bytes or other code, or
 not exactly the shape of the models is ignored, and the profile is validated from its files (and
-the cache rewritten); a cache that cannot be written is skipped. The folder is as trusted as the
-profile folder itself: whoever can write files there as this user could edit the profile's TOML,
-or this package, just as well.
+the cache rewritten); a cache that cannot be written is skipped. And the cache serves only a
+profile folder this user may write: whoever could plant a cache file could then edit the profile
+just as well, so the cache is trusted no more than the profile. A read-only profile (a system
+install read by another user) is validated from its files every time.
 """
 
 from __future__ import annotations
@@ -42,8 +43,11 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path | None:
     return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "issuetriage" / "policy"
 
 
-def key(files: Mapping[str, object]) -> str | None:
-    """The cache key for a profile's files (name → bytes), or None when one could not be read."""
+def key(root: Path, files: Mapping[str, object]) -> str | None:
+    """The cache key for the profile at `root` (its files: name → bytes), or None when no cache
+    may serve it: a file could not be read, or this user may not write the folder."""
+    if not os.access(root, os.W_OK):
+        return None
     sha = hashlib.sha256(b"issuetriage-policy-1\0")
     try:
         code = [(path.name, path.read_bytes()) for path in _CODE]

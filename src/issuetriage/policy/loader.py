@@ -507,7 +507,7 @@ def load_profile_dir(root: Path) -> Policy:
     if not root.is_dir():
         raise ConfigError(f"{root}: not a profile folder")
     raw = _read(root)
-    key = compiled.key(raw)
+    key = compiled.key(root, raw)
     cached = compiled.load(key, FILES) if key else None
     if cached is not None:
         return Policy(root, cached, check=False)  # checked when it was cached
