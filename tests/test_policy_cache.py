@@ -170,6 +170,13 @@ def test_the_default_folder_is_under_xdg_cache_home(monkeypatch, tmp_path):
     assert compiled.cache_dir() == tmp_path / "issuetriage" / "policy"
 
 
+def test_no_home_directory_means_no_cache(monkeypatch, profile):
+    monkeypatch.delenv(compiled.CACHE_ENV, raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: (_ for _ in ()).throw(RuntimeError("no home"))))
+    assert compiled.cache_dir() is None and load_profile_dir(profile).name == "pytorch"
+
+
 def test_an_invalid_profile_is_never_cached(profile, cache):
     (profile / "forbidden.toml").write_text("prefixes = 3\n")
     for _ in range(2):

@@ -40,7 +40,11 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path | None:
     env = os.environ if env is None else env
     if CACHE_ENV in env:
         return Path(env[CACHE_ENV]) if env[CACHE_ENV] else None
-    return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "issuetriage" / "policy"
+    try:
+        base = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except (RuntimeError, KeyError):  # no home directory to be found: no cache
+        return None
+    return base / "issuetriage" / "policy"
 
 
 def key(root: Path, files: Mapping[str, object]) -> str | None:
