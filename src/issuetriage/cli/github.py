@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.progress import Progress
 
 from issuetriage.cli.options import Format, FormatOpt, JudgeOpt, ModelOpt, OptionalStoreOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.errors import UserError
@@ -124,6 +122,9 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Mirror issues, comments and labels into the store. Example: issuetriage sync OWNER/REPO --store t.db"""
+        from rich.console import Console
+        from rich.progress import Progress
+
         from issuetriage.github.sync import sync
         from issuetriage.store.sqlite import Store
 

@@ -5,21 +5,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from issuetriage.cli.options import STORE_ENV, Format, FormatOpt, ProfileOpt, emit
 from issuetriage.errors import UserError
-from issuetriage.judges.factory import get_judge
-from issuetriage.models import Issue
 from issuetriage.policy import load_profile
-from issuetriage.records import read_issues
-from issuetriage.store.sqlite import Store
+
+if TYPE_CHECKING:  # the judges, records and the store load inside the commands
+    from issuetriage.models import Issue
 
 
 def _read_issue(source: str, number: int | None) -> Issue:
     """The one issue in a file (or stdin), or the one numbered `number` among several."""
+    from issuetriage.records import read_issues
+
     issues = read_issues(source)
     found = next((i for i in issues if number is None or i.number == number), None)
     if found is None:
@@ -32,6 +33,7 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
     $ISSUETRIAGE_LLM_HISTORY when it names a labelled corpus."""
     from issuetriage.evidence.history import load_history
     from issuetriage.evidence.signals import extract_signals
+    from issuetriage.judges.factory import get_judge
     from issuetriage.judges.llm.judge import request
     from issuetriage.judges.llm.prompt import PROMPT_VERSIONS
 
@@ -82,6 +84,8 @@ def serve_mcp(profile: str, store_path: Path | None, github_repo: str | None,
     issuetriage.db when applying) as the audit log."""
     from issuetriage.agents.mcp_server import serve
     from issuetriage.agents.session import Backend, GitHubBackend, Session, StoreBackend
+    from issuetriage.judges.factory import get_judge
+    from issuetriage.store.sqlite import Store
 
     policy = load_profile(profile)
     if store_path is None and github_repo is None:
