@@ -16,6 +16,7 @@ everything else (kind, repro, transfer, escalation). Offline, no download (evide
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,8 +60,8 @@ class TextModel:
         return dict(zip(self.labels, (x @ self.coef + self.intercept).ravel().tolist()))
 
 
-def text_model(signals: list[Signals], golds: tuple[tuple[str, ...], ...]
-               ) -> tuple[TextModel, list[dict[str, float]]]:
+def text_model(signals: list[Signals], golds: tuple[tuple[str, ...], ...],
+               counts: Counter[str]) -> tuple[TextModel, list[dict[str, float]]]:
     """The text model fitted on every history issue, and each issue's scores from a model that
     did not see it (the learned judge's features, ridge and inner folds: learned/train.py)."""
     from issuetriage.judges.learned.features import fit_vocabulary, issue_tokens
@@ -70,10 +71,6 @@ def text_model(signals: list[Signals], golds: tuple[tuple[str, ...], ...]
     docs = [issue_tokens(s, config.features) for s in signals]
     vocab = fit_vocabulary(docs, config.features)
     x = vocab.matrix(docs)
-    counts: dict[str, int] = {}
-    for gold in golds:
-        for name in gold:
-            counts[name] = counts.get(name, 0) + 1
     labels = tuple(sorted(n for n, c in counts.items() if c >= config.min_examples))
     y = np.array([[name in gold for name in labels] for gold in golds],
                  dtype=np.int8).reshape(len(golds), len(labels))
@@ -132,13 +129,10 @@ class NeighbourVote:
         from sklearn.model_selection import GroupKFold
 
         golds = self.history.labels
-        counts: dict[str, int] = {}
-        for gold in golds:
-            for name in gold:
-                counts[name] = counts.get(name, 0) + 1
+        counts = Counter(name for gold in golds for name in gold)
         share = {name: n / len(golds) for name, n in counts.items()}
         signals = [extract_signals(issue) for issue in self.history.issues]
-        text, held_text = text_model(signals, golds)
+        text, held_text = text_model(signals, golds, counts)
         xs: list[list[float]] = []
         ys: list[bool] = []
         groups: list[int] = []
