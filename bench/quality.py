@@ -6,6 +6,10 @@ there) and the learned judge with K-fold cross-validation (each fold trains on t
 label precision/recall/micro-F1, oncall routing accuracy, abstain rate and question-close
 precision for both, the learned judge's ratios to the baseline, and the issue's targets.
 Run: PYTHONHASHSEED=0 PYTHONPATH=src nice -n 10 python bench/quality.py [CORPUS] [FOLDS]
+
+`quality.py halves tune|held|whole` scores the offline judges, 5-fold, on one half of the dev
+corpus (docs/evaluation.md: tune on `tune` only; measure `held` once, at the end).
+`quality.py raw CORPUS ANSWERS.jsonl [GATE]` scores recorded LLM answers as they are.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import DEV  # noqa: E402
-from issuetriage.evaluate.run import evaluate  # noqa: E402
+from _corpus import DEV, halves  # noqa: E402
+from issuetriage.evaluate.run import EvalOptions, evaluate  # noqa: E402
 
 # The issue's targets; its oncall accuracy is over routed issues (docs/evaluation.md).
 TARGETS = {"precision": 0.85, "f1": 0.70, "oncall (routed)": 0.92, "question_close": 0.97}
@@ -51,7 +55,7 @@ def main() -> None:
         print(f"{key:16s} {show[0]:>10s} {show[1]:>10s} {ratio:>7s} {target:>8s}")
 
 
-if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] != "raw"):
+if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] not in ("raw", "halves")):
     main()
 
 
@@ -85,3 +89,29 @@ if __name__ == "__main__" and len(sys.argv) > 3 and sys.argv[1] == "raw":
     # PYTHONPATH=src python bench/quality.py raw CORPUS ANSWERS.jsonl [GATE]
     print(raw_answers(Path(sys.argv[2]), Path(sys.argv[3]),
                       float(sys.argv[4]) if len(sys.argv) > 4 else 0.5))
+
+
+# The offline judges as docs/evaluation.md measures them (judge, eval keyword arguments).
+OFFLINE = {"heuristic": ("heuristic", {}),
+           "heuristic+history": ("heuristic", {"folds": 5, "neighbours": 5}),
+           "learned": ("learned", {"folds": 5}),
+           "learned+history": ("learned", {"folds": 5, "neighbours": 5})}
+
+
+def score_half(which: str) -> None:
+    """Label P/R/F1 and routing of each offline judge on one half of the dev corpus."""
+    parts = halves()
+    if parts is None:
+        print(f"skip: {DEV} not found")
+        return
+    path = {"tune": parts[0], "held": parts[1], "whole": DEV}[which]
+    for name, (judge, kwargs) in OFFLINE.items():
+        options = EvalOptions(neighbours=kwargs.get("neighbours", 0))
+        got = figures(evaluate(path, judge=judge, folds=kwargs.get("folds", 1), options=options))
+        print(f"{which:5s} {name:18s} " + " ".join(
+            f"{key} {got[key]:.3f}" for key in ("precision", "recall", "f1", "oncall (routed)")), flush=True)
+
+
+if __name__ == "__main__" and len(sys.argv) > 2 and sys.argv[1] == "halves":
+    # PYTHONHASHSEED=0 PYTHONPATH=src python bench/quality.py halves tune|held|whole
+    score_half(sys.argv[2])
