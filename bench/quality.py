@@ -9,7 +9,8 @@ Run: PYTHONHASHSEED=0 PYTHONPATH=src nice -n 10 python bench/quality.py [CORPUS]
 
 `quality.py halves tune|held|whole` scores the offline judges, 5-fold, on one half of the dev
 corpus (docs/evaluation.md: tune on `tune` only; measure `held` once, at the end).
-`quality.py raw CORPUS ANSWERS.jsonl [GATE]` scores recorded LLM answers as they are.
+`quality.py raw CORPUS ANSWERS.jsonl [GATE]` scores recorded LLM answers as they are;
+`quality.py gap CORPUS ANSWERS.jsonl` compares them with the product path on the same issues.
 """
 
 from __future__ import annotations
@@ -55,24 +56,24 @@ def main() -> None:
         print(f"{key:16s} {show[0]:>10s} {show[1]:>10s} {ratio:>7s} {target:>8s}")
 
 
-if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] not in ("raw", "halves")):
+if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] not in ("raw", "halves", "gap")):
     main()
 
 
-def raw_answers(corpus_path: Path, answers: Path, gate: float = 0.5) -> dict[str, float]:
-    """Recorded answers scored as they are, without tree or guard: the labels the model named
-    (confidence >= `gate`) that are content labels, against gold, on the issues answered; the
-    redirect rule of docs/evaluation.md applies (only oncall labels on redirect issues)."""
+def named_by_answers(corpus_path: Path, answers: Path, gate: float = 0.5
+                     ) -> dict[int, tuple[frozenset[str], frozenset[str]]]:
+    """Issue → (gold, labels the recorded answer named with confidence >= `gate`), content
+    labels only; the redirect rule of docs/evaluation.md applies (only oncall labels on
+    redirect issues)."""
     import json
 
-    from issuetriage.evaluate.scoring import set_prf
     from issuetriage.judges.learned.corpus import content_labels, load_corpus
     from issuetriage.policy import load_profile
 
     policy = load_profile("pytorch")
     allowed = content_labels(policy)
     gold = {e.issue.number: e.gold for e in load_corpus(corpus_path, policy).examples}
-    pairs = []
+    out = {}
     for line in answers.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         named = frozenset(c["name"] for c in row["answer"]["labels"]
@@ -81,8 +82,40 @@ def raw_answers(corpus_path: Path, answers: Path, gate: float = 0.5) -> dict[str
         if truth & policy.redirect_labels:
             truth = frozenset(x for x in truth if x.startswith("oncall:"))
             named = frozenset(x for x in named if x.startswith("oncall:"))
-        pairs.append((truth, named))
-    return set_prf(pairs).to_json()
+        out[row["number"]] = (truth, named)
+    return out
+
+
+def raw_answers(corpus_path: Path, answers: Path, gate: float = 0.5) -> dict[str, float]:
+    """Recorded answers scored as they are, without tree or guard, on the issues answered."""
+    from issuetriage.evaluate.scoring import set_prf
+
+    return set_prf(named_by_answers(corpus_path, answers, gate).values()).to_json()
+
+
+# Decisions where the skill says stop: no labels beyond the queue (redirect) or none at all.
+STOPS = ("redirect_oncall", "request_info", "request_reproduction")
+
+
+def product_gap(corpus_path: Path, answers: Path, prompt: str = "catalog") -> None:
+    """The LLM path against the same answers raw (60-issue sample, seed 0): the right labels the
+    answers name that the product drops, by decision, and the F1 the product would have if its
+    stop steps kept the model's labels."""
+    from issuetriage.evaluate.run import replay_corpus
+    from issuetriage.evaluate.scoring import set_prf
+
+    named = named_by_answers(corpus_path, answers)
+    _, results, _ = replay_corpus(corpus_path, judge="llm", seed=0,
+                                  options=EvalOptions(answers=answers, prompt=prompt, sample=60))
+    scored = [r for r in results if r.labelled]
+    print("product", set_prf((r.gold, r.predicted) for r in scored).to_json())
+    print("raw    ", set_prf(named[r.number] for r in scored).to_json())
+    for r in scored:
+        for label in sorted((named[r.number][1] & r.gold) - r.predicted):
+            print(f"  dropped #{r.number} {label!r} ({r.decision.value})")
+    kept = [(r.gold, r.predicted | named[r.number][1] if r.decision.value in STOPS else r.predicted)
+            for r in scored]
+    print("stop steps keeping the model's labels", set_prf(kept).to_json())
 
 
 if __name__ == "__main__" and len(sys.argv) > 3 and sys.argv[1] == "raw":
@@ -115,3 +148,8 @@ def score_half(which: str) -> None:
 if __name__ == "__main__" and len(sys.argv) > 2 and sys.argv[1] == "halves":
     # PYTHONHASHSEED=0 PYTHONPATH=src python bench/quality.py halves tune|held|whole
     score_half(sys.argv[2])
+
+
+if __name__ == "__main__" and len(sys.argv) > 3 and sys.argv[1] == "gap":
+    # PYTHONHASHSEED=0 PYTHONPATH=src python bench/quality.py gap CORPUS ANSWERS.jsonl
+    product_gap(Path(sys.argv[2]), Path(sys.argv[3]))
