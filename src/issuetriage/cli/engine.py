@@ -205,7 +205,7 @@ def register(app: typer.Typer) -> None:
     @store_app.command("import")
     def store_import(
         file: Annotated[str, typer.Argument(help="JSONL of issue records (`-` reads stdin).")],
-        store: StoreOpt = Path("issuetriage.db"),
+        store: StoreOpt = "issuetriage.db",
         repo: Annotated[Optional[str], typer.Option("--repo", help="OWNER/NAME for records without one.")] = None,
         fmt: FormatOpt = Format.text,
     ) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -34,6 +33,6 @@ def register(app: typer.Typer) -> None:
 
         check_bind(host, allow_remote)
         hosts = ["*"] if allow_remote else None
-        app_ = create_app(Path(store), load_profile(profile), reviewer, allowed_hosts=hosts)
+        app_ = create_app(store, load_profile(profile), reviewer, allowed_hosts=hosts)
         typer.echo(f"serving {store} on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
         uvicorn.run(app_, host=host, port=port, log_level="warning")
