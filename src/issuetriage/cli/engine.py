@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
         with Store(store) as db:  # after reading: a bad file creates no store
             count = db.put_issues(issues)
             total = db.count("issues")
-        emit(fmt, {"imported": count, "store": str(store), "stored": total},
-             f"imported {count} issue(s) into {store} ({total} stored)")
+        emit(fmt, {"imported": count, "store": db.path, "stored": total},
+             f"imported {count} issue(s) into {db.path} ({total} stored)")
 
     app.add_typer(store_app, name="store")

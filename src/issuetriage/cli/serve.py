@@ -24,6 +24,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve the review queue and report on localhost. Example: issuetriage serve --store t.db"""
         from issuetriage.errors import UserError
+        from issuetriage.store.engines import redacted
         from issuetriage.web.app import check_bind, create_app
 
         try:
@@ -34,5 +35,5 @@ def register(app: typer.Typer) -> None:
         check_bind(host, allow_remote)
         hosts = ["*"] if allow_remote else None
         app_ = create_app(store, load_profile(profile), reviewer, allowed_hosts=hosts)
-        typer.echo(f"serving {store} on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
+        typer.echo(f"serving {redacted(store)} on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
         uvicorn.run(app_, host=host, port=port, log_level="warning")
