@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import pytest
 from ghtest import demo_issues, engine_plans, number_for
 from standin import Fault, StandIn
-from store.engines import postgres_url
 
 from issuetriage.act.flow import DONE, PULL_REQUEST, Applier, act, engine
 from issuetriage.errors import GitHubServerError, StoreError
@@ -25,6 +24,7 @@ from issuetriage.models import Issue
 from issuetriage.records import issue_from_record
 from issuetriage.store.applier import StoreApplier
 from issuetriage.store.sqlite import Store
+from store.engines import postgres_url
 
 REPO = "pytorch/pytorch"
 

@@ -7,7 +7,6 @@ import time
 from datetime import UTC, datetime
 
 import pytest
-from store.engines import raw
 
 from builders import make_issue
 from issuetriage.act.flow import DONE, act, engine
@@ -19,6 +18,7 @@ from issuetriage.live import events
 from issuetriage.models import Decision, Plan
 from issuetriage.store.applier import StoreApplier
 from issuetriage.store.sqlite import MIGRATIONS, Store, StoreConflict
+from store.engines import raw
 
 
 def write_jsonl(path, records):

@@ -48,11 +48,20 @@ class Connection(Protocol):
 
 
 class Engine(Protocol):
-    name: str  # for messages: the path, or the URL without its password
-    db: Connection
-    begin: str
-    for_update: str  # appended to a SELECT that locks the rows it reads until commit
-    errors: tuple[type[Exception], ...]
+    @property
+    def name(self) -> str: ...  # for messages: the path, or the URL without its password
+
+    @property
+    def db(self) -> Connection: ...
+
+    @property
+    def begin(self) -> str: ...  # starts a write transaction
+
+    @property
+    def for_update(self) -> str: ...  # appended to a SELECT that locks the rows it reads until commit
+
+    @property
+    def errors(self) -> tuple[type[Exception], ...]: ...
 
     def has_table(self, table: str) -> bool: ...
 
@@ -126,7 +135,7 @@ class Postgres:
                              "pip install 'issuetriage[postgres]'") from None
         self.errors = (psycopg.Error,)
         try:
-            options = conninfo_to_dict(url)
+            options: dict[str, Any] = dict(conninfo_to_dict(url))
             options.setdefault("connect_timeout", CONNECT_TIMEOUT)
             conn = psycopg.connect(autocommit=True, cursor_factory=psycopg.ClientCursor,
                                    row_factory=_row_maker, **options)
