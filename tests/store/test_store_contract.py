@@ -67,6 +67,14 @@ def test_question_marks_and_percent_signs_in_sql_literals_stay_text(url):
     assert [r["title"] for r in rows] == ["what?"]
 
 
+def test_aggregates_come_back_as_int_and_float(url):
+    with Store(url) as store:
+        store.put_issues([make_issue(number=n) for n in (1, 2)])
+        total, mean, most = store.db.execute("SELECT SUM(number), AVG(number), MAX(number) FROM issues").fetchone()
+    assert (total, mean, most) == (3, 1.5, 2)
+    assert [type(v) for v in (total, mean, most)] == [int, float, int]
+
+
 def test_issues_sort_by_code_point_as_sqlite_does(url):
     with Store(url) as store:
         for repo in ("pytorch/vision", "Pytorch/pytorch", "pytorch/audio", "pytorch/Zeta"):

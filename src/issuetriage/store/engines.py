@@ -6,7 +6,8 @@ psycopg 3 (imported only when a `postgresql://` URL is given) translates the few
 differ, and nothing else:
 
 - `?` parameters become `%s` (client-side binding, so values coerce to the column's type the way
-  SQLite's loose typing does);
+  SQLite's loose typing does), and NUMERIC results (`SUM` of integers, `AVG`) come back as the int
+  or float SQLite gives, not as Decimal;
 - `INSERT OR REPLACE INTO t ...` becomes `INSERT INTO t ... ON CONFLICT (t's key) DO UPDATE` of
   every other column, `INSERT OR IGNORE` becomes `... ON CONFLICT DO NOTHING`;
 - in migrations, `INTEGER` becomes `BIGINT` (SQLite integers are 64-bit), `REAL` becomes
@@ -141,6 +142,7 @@ class Postgres:
                                    row_factory=_row_maker, **options)
         except psycopg.Error as exc:
             raise StoreError(f"{self.name}: cannot connect ({one_line(exc).replace(url, self.name)})") from None
+        conn.adapters.register_loader("numeric", _number_loader())
         self.db = _Translating(conn)
 
     def has_table(self, table: str) -> bool:
@@ -214,6 +216,17 @@ class _Translating:
         if not key:
             raise StoreError(f"INSERT OR REPLACE INTO {table}: the table has no primary key")
         return f" ON CONFLICT ({key}) DO " + (f"UPDATE SET {rest}" if rest else "NOTHING")
+
+
+def _number_loader() -> type:
+    from psycopg.adapt import Loader
+
+    class Number(Loader):
+        def load(self, data: Any) -> int | float:
+            text = bytes(data).decode()
+            return int(text) if text.lstrip("-").isdigit() else float(text)
+
+    return Number
 
 
 class Row(tuple[Any, ...]):
