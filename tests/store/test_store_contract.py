@@ -204,6 +204,11 @@ def test_the_callers_upserts_replace_rows_in_place(url):
         events.save(store, "pytorch/pytorch", 7, history)
         events.save(store, "pytorch/pytorch", 7, history)
         assert events.load(store, "pytorch/pytorch") == {7: history}
+        for precision in (0.25, 0.75):  # as live.demotion writes it; `precision` is a keyword in PostgreSQL
+            store.db.execute("INSERT OR REPLACE INTO label_status VALUES (?,?,?,?,?,?)",
+                             ("pytorch/pytorch", "module: nn", 1, precision, 4, "2024-01-01"))
+        assert [tuple(r) for r in store.db.execute("SELECT label, precision FROM label_status")] == [
+            ("module: nn", 0.75)]
 
 
 def test_a_worker_that_read_an_issue_another_worker_then_triaged_writes_nothing(url, policy):

@@ -211,8 +211,8 @@ class _Translating:
             "SELECT a.attname, a.attnum = ANY(i.indkey) FROM pg_attribute a JOIN pg_index i"
             " ON i.indrelid = a.attrelid AND i.indisprimary WHERE a.attrelid = %s::regclass"
             " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum", (table,)).fetchall()
-        key = ", ".join(name for name, in_key in columns if in_key)
-        rest = ", ".join(f"{name} = EXCLUDED.{name}" for name, in_key in columns if not in_key)
+        key = ", ".join(f'"{name}"' for name, in_key in columns if in_key)
+        rest = ", ".join(f'"{name}" = EXCLUDED."{name}"' for name, in_key in columns if not in_key)
         if not key:
             raise StoreError(f"INSERT OR REPLACE INTO {table}: the table has no primary key")
         return f" ON CONFLICT ({key}) DO " + (f"UPDATE SET {rest}" if rest else "NOTHING")
