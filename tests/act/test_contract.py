@@ -24,7 +24,7 @@ from issuetriage.models import Issue
 from issuetriage.records import issue_from_record
 from issuetriage.store.applier import StoreApplier
 from issuetriage.store.sqlite import Store
-from store.engines import postgres_url
+from store.stores import postgres_url
 
 REPO = "pytorch/pytorch"
 

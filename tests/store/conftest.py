@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from store.engines import ENGINES, store_url
+from store.stores import ENGINES, store_url
 
 
 @pytest.fixture(params=ENGINES)

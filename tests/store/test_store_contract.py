@@ -18,7 +18,7 @@ from issuetriage.live import events
 from issuetriage.models import Decision, Plan
 from issuetriage.store.applier import StoreApplier
 from issuetriage.store.sqlite import MIGRATIONS, Store, StoreConflict
-from store.engines import raw
+from store.stores import raw
 
 
 def write_jsonl(path, records):
