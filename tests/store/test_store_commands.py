@@ -4,6 +4,7 @@ shadow), audit, the review app, the report and the corrections export."""
 import json
 import re
 
+from ghtest import REPO, number_for, seed
 from starlette.testclient import TestClient
 
 from builders import run_cli
@@ -48,3 +49,25 @@ def test_the_store_commands_on_each_engine(url, tmp_path, capsys, policy, monkey
     assert code == 0 and (tmp_path / "report" / "index.html").is_file()
     code, out, _ = run_cli(capsys, "corrections", "--out", str(tmp_path / "c.jsonl"), "--json")
     assert code == 0 and json.loads(out)["issues"] == 1  # the rejected plan
+
+
+def test_sync_and_a_live_triage_record_in_each_engine(url, standin, monkeypatch, capsys):
+    """The GitHub side: `sync` mirrors into the store (cursors, labels, events) and a live
+    `triage --apply` audits there, through the GitHub stand-in."""
+    for key, value in standin.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    monkeypatch.delenv("GITHUB_APP_ID", raising=False)
+    numbers = [number_for("label"), number_for("request_info")]
+    for n in numbers:
+        seed(standin, n)
+    for _ in range(2):  # the second sync starts from the stored cursor
+        code, out, err = run_cli(capsys, "sync", REPO, "--store", url)
+        assert code == 0, err
+    code, out, err = run_cli(capsys, "triage", f"{REPO}#{numbers[0]}", "--apply", "--store", url, "--json")
+    assert code == 0, err
+    with Store(url) as store:
+        assert sorted(i.number for i in store.issues(REPO)) == sorted(numbers)
+        [row] = store.audit(REPO, numbers[0])
+        assert row["applied"] == 1 and row["extra"]["where"] == "github"
+        assert set(store.get_issue(REPO, numbers[0]).labels) == set(row["plan"]["labels_added"])
