@@ -17,7 +17,7 @@ def test_plan_json_prints_one_plan_object(tmp_path, capsys):
     plan = json.loads(out)
     assert code == 0 and plan["number"] == 12 and "bot-triaged" in plan["labels_added"]
     assert set(plan) == {"repo", "number", "decision", "labels_added", "templates", "close", "body_edit",
-                         "transfer_repo", "trace", "judge"}
+                         "transfer_repo", "fixed_in_release", "trace", "judge"}
     assert plan["judge"] == "heuristic"
 
 

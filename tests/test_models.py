@@ -38,6 +38,7 @@ def test_issue_is_immutable():
 def test_plan_json_has_exactly_the_documented_keys():
     plan = Plan(repo="o/r", number=1, decision=Decision.LABEL, labels_added=("x",))
     assert set(plan.to_json()) == {"repo", "number", "decision", "labels_added", "templates",
-                                   "close", "body_edit", "transfer_repo", "trace", "judge"}
+                                   "close", "body_edit", "transfer_repo", "fixed_in_release", "trace",
+                                   "judge"}
     with pytest.raises(ValidationError):
         Plan(repo="o/r", number=1, decision=Decision.LABEL, labels_removed=("x",))  # type: ignore[call-arg]

@@ -22,10 +22,11 @@ class Decision(StrEnum):
     LABEL = "label"
     TRIAGE_REVIEW = "triage_review"
     CLOSE_STALE = "close_stale"  # the reporter never answered the bot's request and reminder
+    FIXED_IN_RELEASE = "fixed_in_release"  # scrub: the repro fails on a release, not from the next on
 
 
 CLOSING_DECISIONS = frozenset({Decision.CLOSE_QUESTION, Decision.CLOSE_EXPECTED_BEHAVIOR,
-                               Decision.CLOSE_STALE})
+                               Decision.CLOSE_STALE, Decision.FIXED_IN_RELEASE})
 
 
 class _Frozen(BaseModel):
@@ -131,6 +132,31 @@ class TraceStep(_Frozen):
     reason: str
 
 
+_VERSION = r"^\d{1,9}(\.\d{1,9}){0,5}((a|b|rc)\d{1,9})?(\.post\d{1,9})?(\.dev\d{1,9})?(\+[a-z0-9]{1,20}(\.[a-z0-9]{1,20}){0,3})?$"
+
+
+class FixedInRelease(_Frozen):
+    """Scrub's evidence that a release fixed an issue: which repro it ran (by digest), the boundary
+    bisection found and every probed version's outcome. Only `scrub.close.evidence` makes it,
+    from a scrub verdict, and seals it with this process's key (never serialized): the guard closes
+    as fixed only when the seal and the issue's current repro still match (`scrub.close.refusal`).
+    The names are strict (PEP 503 name, PEP 440 version) because they fill a comment template."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    issue: str
+    package: str = Field(pattern=r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$")
+    version: str = Field(pattern=_VERSION)
+    last_affected: str = Field(pattern=_VERSION)
+    outcomes: tuple[tuple[str, str], ...] = ()  # (label, outcome) per probed release, oldest first
+    repro_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    seal: str = Field(default="", exclude=True, repr=False)
+
+    def template_values(self) -> dict[str, str]:
+        """What the closing template may say: the package and the release that fixed it."""
+        return {"package": self.package, "version": self.version}
+
+
 class Plan(_Frozen):
     """What the bot would do to one issue: only additions, never removals."""
 
@@ -144,6 +170,7 @@ class Plan(_Frozen):
     close: bool = False
     body_edit: str | None = None
     transfer_repo: str | None = None
+    fixed_in_release: FixedInRelease | None = None  # scrub's evidence, only for that decision
     trace: tuple[TraceStep, ...] = ()
     judge: str | None = None  # who judged (`heuristic`, `llm:MODEL`, `heuristic:llm-outage`, ...)
 

@@ -65,3 +65,26 @@ def apply_plan(client: GitHubClient, plan, issue, policy, keep_subscription: boo
 
     return act(GitHubApplier(client, keep_subscription), issue.repo, issue.number, policy,
                given(plan), apply=True, respect_marker=False)
+
+
+@cache
+def app_key() -> tuple[str, object]:
+    """A GitHub App private key (PEM) and its public key, made once per test run."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption()).decode()
+    return pem, key.public_key()
+
+
+def app_env(standin: StandIn, clock, app_id: str = "24680") -> dict[str, str]:
+    """Environment for the App mode against the stand-in, which checks the App's JWT and dates
+    tokens by the test's clock. githubkit caches an App's JWT per app id for minutes, so the id
+    is not one other tests sign with other keys."""
+    import jwt
+    pem, public = app_key()
+    standin.jwt_check = lambda token: jwt.decode(token, public, algorithms=["RS256"])["iss"] == app_id
+    standin.now = clock.now
+    return {"GITHUB_API_URL": standin.url, "GITHUB_GRAPHQL_URL": f"{standin.url}/graphql",
+            "GITHUB_APP_ID": app_id, "GITHUB_APP_PRIVATE_KEY": pem}

@@ -11,6 +11,8 @@ import copy
 import json
 import re
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -44,12 +46,38 @@ class Request:
     query: dict[str, list[str]]
     body: Any
     headers: dict[str, str]
+    rate: dict[str, str] | None = None  # the rate-limit headers its answer carries
 
     @property
     def is_write(self) -> bool:
         if self.method == "POST" and self.path == "/graphql":
             return "mutation" in str(self.body.get("query", ""))
         return self.method in {"POST", "PATCH", "PUT", "DELETE"} and "access_tokens" not in self.path
+
+
+@dataclass
+class RateWindow:
+    """One installation's scripted budget: `remaining` calls until `reset`; then the next of
+    `refills` (remaining, reset), else `limit` calls for another hour. A call past the budget
+    gets GitHub's primary rate-limit 403."""
+
+    remaining: int
+    reset: float
+    limit: int = 5000
+    refills: list[tuple[int, float]] = field(default_factory=list)
+
+    def spend(self, now: float, resource: str = "core") -> dict[str, str] | None:
+        """The answer's headers after one call, or None when the budget is spent."""
+        if now >= self.reset:
+            self.remaining, self.reset = self.refills.pop(0) if self.refills else (self.limit, self.reset + 3600)
+        if self.remaining <= 0:
+            return None
+        self.remaining -= 1
+        return self.headers(resource)
+
+    def headers(self, resource: str = "core") -> dict[str, str]:
+        return {"x-ratelimit-limit": str(self.limit), "x-ratelimit-remaining": str(self.remaining),
+                "x-ratelimit-reset": str(int(self.reset)), "x-ratelimit-resource": resource}
 
 
 class State:
@@ -66,6 +94,10 @@ class State:
         self.viewer = "issuetriage-bot"
         self.clock = 0
         self.events: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        self.installations: dict[str, int] = {}  # repo → installation (none set: every repo on 4242)
+        self.files: dict[str, dict[str, bytes]] = {}  # repo → path → content at the default branch
+        self.deliveries: list[dict[str, Any]] = []  # the App's webhook deliveries, newest first
+        self.redelivered: list[int] = []
 
     def tick(self) -> str:
         self.clock += 1
@@ -145,6 +177,10 @@ class StandIn:
         self.log: list[Request] = []
         self.jwt_check: Any = None
         self.ignore_writes = False  # answer writes with success but change nothing (a lying API)
+        self.now: Callable[[], float] = time.time  # tests share their fake clock for token expiry
+        self.token_ttl = 3600.0
+        self.minted: dict[str, int] = {}  # installation token → installation
+        self.rates: dict[int, RateWindow] = {}  # installation → scripted budget
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -184,7 +220,8 @@ class StandIn:
                               {k.lower(): v for k, v in self.headers.items()})
                 with standin._lock:
                     standin.log.append(req)
-                    answer = standin._fault(req) or standin._auth(req) or standin._route(req)
+                    answer = standin._fault(req) or standin._auth(req) or standin._rate(req) or standin._route(req)
+                    rate = req.rate or {}
                 if answer == "drop":
                     self.close_connection = True
                     self.connection.shutdown(2)
@@ -192,7 +229,7 @@ class StandIn:
                 status, headers, payload = answer
                 data = b"" if payload is None else json.dumps(payload).encode()
                 self.send_response(status)
-                for key, value in {"Content-Type": "application/json", **headers}.items():
+                for key, value in {"Content-Type": "application/json", **rate, **headers}.items():
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -218,6 +255,22 @@ class StandIn:
         if scheme.lower() in {"token", "bearer"} and value in self.accepted_tokens:
             return None
         return 401, {}, {"message": "Bad credentials"}
+
+    def _window(self, req: Request) -> RateWindow | None:
+        token = req.headers.get("authorization", "").partition(" ")[2]
+        installation = self.minted.get(token)
+        return None if installation is None else self.rates.get(installation)
+
+    def _rate(self, req: Request) -> Any:
+        """Spend one call from the installation's scripted budget; past it, the primary limit."""
+        window = self._window(req)
+        if window is None:
+            return None
+        resource = "graphql" if req.path == "/graphql" else "core"
+        req.rate = window.spend(self.now(), resource)
+        if req.rate is None:
+            return 403, window.headers(resource), {"message": "API rate limit exceeded for installation."}
+        return None
 
     def _route(self, req: Request) -> Any:
         from standin_routes import route

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 from standin import Request, StandIn, sample
@@ -149,13 +152,96 @@ def search(s: StandIn, req: Request) -> Answer:
 
 
 def installation(s: StandIn, req: Request, repo: str) -> Answer:
-    return 200, {}, {"id": 4242, "account": {"login": repo.split("/")[0]}}
+    """https://docs.github.com/en/rest/apps/apps#get-a-repository-installation-for-the-authenticated-app"""
+    installations = s.state.installations
+    if installations and repo not in installations:
+        return 404, {}, {"message": "Not Found"}
+    return 200, {}, {"id": installations.get(repo, 4242), "account": {"login": repo.split("/")[0]}}
 
 
 def access_token(s: StandIn, req: Request, inst: str) -> Answer:
+    """A new token each mint, expiring `token_ttl` seconds after the stand-in's `now`."""
     token = sample("installation_token")
+    token["token"] = f"ghs_standin{inst}x{len(s.minted) + 1:04d}" + "t" * 20
+    token["expires_at"] = datetime.fromtimestamp(s.now() + s.token_ttl, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     s.accepted_tokens.add(token["token"])
+    s.minted[token["token"]] = int(inst)
     return 201, {}, token
+
+
+def list_installation_repos(s: StandIn, req: Request) -> Answer:
+    """https://docs.github.com/en/rest/apps/installations#list-repositories-accessible-to-the-app-installation"""
+    token = req.headers.get("authorization", "").partition(" ")[2]
+    inst = s.minted.get(token)
+    repos = sorted({r for r, i in s.state.installations.items() if i == inst} if s.state.installations
+                   else {r for r, _ in s.state.issues})
+    return 200, {}, {"total_count": len(repos), "repositories": [{"full_name": r} for r in repos]}
+
+
+def list_installations(s: StandIn, req: Request) -> Answer:
+    """https://docs.github.com/en/rest/apps/apps#list-installations-for-the-authenticated-app"""
+    ids = sorted(set(s.state.installations.values()) or {4242})
+    return 200, {}, [{"id": i, "account": {"login": f"org{i}"}} for i in ids]
+
+
+def list_deliveries(s: StandIn, req: Request) -> Answer:
+    """Newest first, `per_page` a page; the next page's `cursor` is in the Link header.
+    https://docs.github.com/en/rest/apps/webhooks#list-deliveries-for-an-app-webhook"""
+    per_page = int(req.query.get("per_page", ["30"])[0])
+    start = int(req.query.get("cursor", ["0"])[0])
+    chunk = s.state.deliveries[start:start + per_page]
+    headers = {}
+    if start + per_page < len(s.state.deliveries):
+        headers["Link"] = f'<{s.url}/app/hook/deliveries?per_page={per_page}&cursor={start + per_page}>; rel="next"'
+    return 200, headers, chunk
+
+
+def redeliver(s: StandIn, req: Request, id: str) -> Answer:
+    """https://docs.github.com/en/rest/apps/webhooks#redeliver-a-delivery-for-an-app-webhook"""
+    found = next((d for d in s.state.deliveries if d["id"] == int(id)), None)
+    if found is None:
+        return 404, {}, {"message": "Not Found"}
+    s.state.redelivered.append(int(id))
+    return 202, {}, {}
+
+
+def git_sha(content: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def get_contents(s: StandIn, req: Request, repo: str, path: str) -> Answer:
+    """A file or a folder listing at the default branch.
+    https://docs.github.com/en/rest/repos/contents#get-repository-content"""
+    files = s.state.files.get(repo, {})
+    path = path.strip("/")
+    if path in files:
+        content = files[path]
+        return 200, {}, {"type": "file", "name": path.rsplit("/", 1)[-1], "path": path, "sha": git_sha(content),
+                         "size": len(content), "encoding": "base64", "content": base64.b64encode(content).decode()}
+    entries: dict[str, dict[str, Any]] = {}
+    for name, content in files.items():
+        if name.startswith(path + "/"):
+            rest = name[len(path) + 1:]
+            child = rest.split("/", 1)[0]
+            is_dir = "/" in rest
+            entries[child] = {"type": "dir" if is_dir else "file", "name": child, "path": f"{path}/{child}",
+                              "sha": "0" * 40 if is_dir else git_sha(content), "size": 0 if is_dir else len(content)}
+    if not entries:
+        return 404, {}, {"message": "Not Found"}
+    listing = sorted(entries.values(), key=lambda e: e["name"])
+    etag = f'"{hashlib.sha1(repr(listing).encode()).hexdigest()}"'
+    if req.headers.get("if-none-match") == etag:
+        return 304, {"ETag": etag}, None
+    return 200, {"ETag": etag}, listing
+
+
+def get_blob(s: StandIn, req: Request, repo: str, sha: str) -> Answer:
+    """https://docs.github.com/en/rest/git/blobs#get-a-blob"""
+    for content in s.state.files.get(repo, {}).values():
+        if git_sha(content) == sha:
+            return 200, {}, {"sha": sha, "size": len(content), "encoding": "base64",
+                             "content": base64.b64encode(content).decode()}
+    return 404, {}, {"message": "Not Found"}
 
 
 def graphql(s: StandIn, req: Request) -> Answer:
@@ -253,5 +339,11 @@ ROUTES = [
     ("GET", R + "/installation", installation),
     ("GET", "/search/issues", search),
     ("POST", r"/app/installations/(?P<inst>\d+)/access_tokens", access_token),
+    ("GET", "/app/installations", list_installations),
+    ("GET", "/installation/repositories", list_installation_repos),
+    ("GET", "/app/hook/deliveries", list_deliveries),
+    ("POST", r"/app/hook/deliveries/(?P<id>\d+)/attempts", redeliver),
+    ("GET", R + "/contents/(?P<path>.*)", get_contents),
+    ("GET", R + "/git/blobs/(?P<sha>[0-9a-f]{40})", get_blob),
     ("POST", "/graphql", graphql),
 ]

@@ -7,7 +7,6 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from ghtest import REPO
-from standin import sample
 
 from issuetriage.errors import ConfigError, GitHubClientError
 from issuetriage.github import reads
@@ -59,7 +58,7 @@ def test_github_app_mints_an_installation_token_once(standin, clock, tmp_path):
     paths = [r.path for r in standin.log]
     assert paths == [f"/repos/{REPO}/installation", "/app/installations/4242/access_tokens",
                      f"/repos/{REPO}/issues/1", f"/repos/{REPO}/issues/1"]
-    token = sample("installation_token")["token"]
+    [token] = standin.minted
     assert standin.log[-1].headers["authorization"] == f"token {token}"
 
 

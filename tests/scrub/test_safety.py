@@ -5,6 +5,19 @@ from issuetriage.scrub.safety import review
 MALICIOUS = [
     ("network", "import urllib.request\nurllib.request.urlopen('http://example.invalid')"),
     ("network", "import socket\ns = socket.socket()"),
+    # urllib.parse is allowed, but only its own functions: nothing else of urllib through it
+    ("network", "import urllib.parse\nurllib.request.urlopen('http://example.invalid')"),
+    ("network", "import urllib.parse\nreq = urllib.request.Request('http://example.invalid')"),
+    ("network", "import urllib\nurllib.request.Request('http://example.invalid')"),
+    ("network", "import urllib.parse as p\np.sys.modules['socket'].create_connection(('h', 80))"),
+    ("network", "import urllib.parse as p\nm = getattr(p, 'socket')"),
+    ("network", "import urllib.parse as p\nq = p\nq.anything"),
+    ("network", "import urllib.parse\nhelper(urllib)"),
+    ("network", "from urllib.parse import sys as s\ns.modules['socket']"),
+    ("network", "from urllib import parse, request"),
+    ("network", "import urllib.parse, urllib.request"),
+    ("network", "import http.client\nc = http.client.HTTPConnection('h')"),
+    ("dynamic_code", "from urllib.parse import *"),
     ("network", "import torch\nm = torch.hub.load('a/b', 'c')"),
     ("network", "from transformers import AutoModel\nm = AutoModel.from_pretrained('bert')"),
     ("file_write", "open('/etc/cron.d/x', 'w').write('boom')"),
@@ -54,6 +67,10 @@ BENIGN = [
     "import tempfile\nd = tempfile.mkdtemp()\nprint(d)",
     "import numpy as np\na = np.load('a.npy')",
     "import json\nprint(json.loads('{\"a\": 1}'))",
+    "import urllib.parse\nprint(urllib.parse.quote('a b'), urllib.parse.urlsplit('http://[::1]:8000/').port)",
+    "import urllib.parse as up\nprint(up.urlparse('http://h/p?q=1').netloc, up.parse_qs('a=1'))",
+    "from urllib.parse import urlparse, urlunparse\nu = urlparse('http://[::1]:8000/')\nprint(urlunparse(u))",
+    "from urllib import parse\nprint(parse.unquote('%5B'))",
     "s = 'tensor shapes: (2, 3) and (3, 4)'\nprint(s.encode().decode('utf-8'))",
 ]
 

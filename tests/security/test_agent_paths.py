@@ -56,6 +56,9 @@ MCP_PLANS = {
                                            ("request_self_contained_reproduction",), None),
     "transfer_not_corroborated": (CRASH, "transfer", (), (), "pytorch/vision"),
     "transfer_to_the_wrong_sibling": (VISION, "transfer", (), (), "pytorch/audio"),
+    # only scrub's own code path, with its sealed evidence, closes as fixed in a release
+    "close_as_fixed_a_crash": (CRASH, "fixed_in_release", (), ("fixed_in_release",), None),
+    "close_as_fixed_a_question": (QUESTION, "fixed_in_release", (), ("fixed_in_release",), None),
 }
 
 

@@ -236,7 +236,15 @@ def _redirect(policy) -> str:
     return policy.templates["redirect_to_forum"].comment
 
 
+def _fixed(policy) -> str:
+    return policy.render_template("fixed_in_release", {"package": "torch", "version": "2.8.0"})
+
+
 PROPOSALS = {
+    "close_as_fixed_crash": ("Bash", lambda p: {"command": f"gh issue close 103 --reason completed --comment '{_fixed(p)}'"}, CRASH),
+    "fixed_comment_on_a_question": ("Bash", lambda p: {"command": f"gh issue comment 103 --body '{_fixed(p)}'"}, QUESTION),
+    "fixed_comment_mcp": ("mcp__github__add_issue_comment", lambda p: {"owner": "pytorch", "repo": "pytorch",
+                                                                       "issue_number": 103, "body": _fixed(p)}, CRASH),
     "close_crash_with_forum_comment": ("Bash", lambda p: {"command": f"gh issue close 103 --comment '{_redirect(p)}'"}, CRASH),
     "close_crash_plain": ("Bash", lambda p: {"command": "gh issue close 103 --repo pytorch/pytorch"}, CRASH),
     "close_crash_completed": ("Bash", lambda p: {"command": "gh issue close 103 --reason completed"}, CRASH),
@@ -259,7 +267,7 @@ def test_uncorroborated_close_transfer_or_template_never_runs(policy, name):
     tool_input = make(policy)
     reply = hook(tool, tool_input, issue, policy)
     assert_blocked_or_rewritten(reply, "closed", "gh issue close", "gh issue transfer",
-                                "discuss.pytorch.org", original=tool_input)
+                                "discuss.pytorch.org", "fixed in torch", original=tool_input)
 
 
 # --- maintainer-only labels through the hook ---

@@ -23,6 +23,16 @@ EVASIONS = {
         ("subprocess", "import operator, os\noperator.methodcaller('system', 'id')(os)"),
         ("dynamic_code", "import operator, os\nwhich = 'sys' + 'tem'\noperator.attrgetter(which)(os)('id')"),
     ],
+    "network through urllib.parse (which itself is allowed)": [
+        ("network", "import urllib.parse as up\nup.urlsplit('x')\nimport importlib\nup.__loader__"),
+        ("network", "import urllib.parse\nu = urllib\nu.request.urlopen('http://h')"),
+        ("network", "import urllib.parse as up\nup.__dict__['sys'].modules['socket']"),
+        ("network", "import operator, urllib.parse\noperator.attrgetter('request')(urllib)"),
+    ],
+    "network modules reached without importing them": [
+        ("network", "import sys\ns = sys.modules['socket'].socket()"),
+        ("network", "import sys\nsys.modules['http.client'].HTTPConnection('h').request('GET', '/')"),
+    ],
     "star imports": [
         ("dynamic_code", "from os import *\nsystem('id')"),
         ("dynamic_code", "from subprocess import *\nrun(['id'])"),

@@ -2,7 +2,8 @@
 
 The hooks (an agent's own GitHub calls) and `issuetriage mcp` (`submit_plan`) both build their
 plan through `build`, so both refuse the same things for the same reasons before the guard runs:
-a close the offline judge does not read as a usage question or documented behaviour, a transfer
+a close the offline judge does not read as a usage question or documented behaviour, a close as
+fixed in a release (only scrub's own code path carries the evidence for one), a transfer
 to a sibling repo the offline judge does not name, a template that does not go with the
 decision (and so a refused close loses its closing comment too).
 """
@@ -73,7 +74,11 @@ def build(ask: Ask, issue: Issue, policy: Policy, offline: Judge,
         seen = seen or offline.judge(issue, extract_signals(issue), policy)
         return seen
 
-    if decision in CLOSING_DECISIONS or ask.close:
+    if decision is Decision.FIXED_IN_RELEASE:
+        refused.append(Rejection("close as fixed", "not corroborated: only `issuetriage scrub --apply`, "
+                                                   "from its own re-run and bisection, closes as fixed"))
+        decision = Decision.TRIAGE_REVIEW
+    elif decision in CLOSING_DECISIONS or ask.close:
         kind = judged().kind
         if kind in CLOSING_KINDS:
             decision = (Decision.CLOSE_EXPECTED_BEHAVIOR if kind is Kind.EXPECTED_BEHAVIOR

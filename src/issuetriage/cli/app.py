@@ -60,6 +60,7 @@ COMMAND_MODULES = (
     "issuetriage.cli.scrub",
     "issuetriage.cli.report",
     "issuetriage.cli.serve",
+    "issuetriage.cli.reconcile",
 )
 
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from issuetriage.cli.options import OptionalStoreOpt, ProfileOpt
 from issuetriage.errors import UserError
+
+if TYPE_CHECKING:
+    from issuetriage.models import Issue
+    from issuetriage.policy import Policy
+    from issuetriage.scrub.flow import ScrubReport
 
 MAX_TIMEOUT_S = 86400  # a day; far larger values overflow the selector's millisecond timeout
 
@@ -36,7 +42,9 @@ def register(app: typer.Typer) -> None:
         no_index: Annotated[bool, typer.Option("--no-index", help="Install only from --find-links.")] = False,
         env_cache: Annotated[Path | None, typer.Option("--env-cache", help="Folder of cached environments (default ~/.cache/issuetriage/scrub-envs).")] = None,
         max_envs: Annotated[int, typer.Option("--max-envs", min=1, help="Cached environments kept (least recently used go first).")] = 16,
-        apply: Annotated[bool, typer.Option("--apply", help="On OWNER/REPO#N shown fixed in a release: comment naming it and close as completed.")] = False,
+        apply: Annotated[bool, typer.Option("--apply", help="On OWNER/REPO#N shown fixed in a release: close as completed with the profile's fixed_in_release comment, through the guard.")] = False,
+        profile: ProfileOpt = "pytorch",
+        store: OptionalStoreOpt = None,
     ) -> None:
         """Re-run an issue's repro in a sandbox; exit 0 reproduced, 1 not, 3 different error, 4 environment, 5 blocked, 6 not run.
 
@@ -74,26 +82,54 @@ def register(app: typer.Typer) -> None:
             interpreters=tuple(interps), allow=frozenset(allow), isolation=None if no_isolation else "auto",
             limits=Limits(timeout_s=timeout), runs=runs, minimize=not no_minimize, warm=not cold,
             provisioner=provisioner, progress=lambda line: typer.echo(f"scrub: {line}", err=True))
+        policy = _closing_policy(profile) if apply else None
         if apply and source.ref_of(issue) is None:
             raise UserError("--apply needs OWNER/REPO#N (a live issue), not a file")
         loaded = source.load_issue(issue)
         result = flow.scrub(loaded, options)
         if out is not None:
             report.save(result, out)
-        if apply:
-            from issuetriage.github.client import GitHubClient
-            from issuetriage.scrub.close import close_as_fixed
-
-            client = GitHubClient.from_env(repo=loaded.repo)
-            try:
-                sent = close_as_fixed(client, result, loaded)
-            finally:
-                client.close()
-            typer.echo(f"scrub: {'closed as fixed' if sent else 'nothing to close'} ({len(sent)} writes)", err=True)
+        closed = _close(result, loaded, policy, store) if policy is not None else None
         if fmt == "json":
-            typer.echo(json.dumps(report.to_json(result), indent=2))
+            typer.echo(json.dumps(report.to_json(result) | ({"close": closed} if apply else {}), indent=2))
         elif fmt == "markdown":
             typer.echo(report.to_markdown(result), nl=False)
         else:
             typer.echo(report.to_text(result), nl=False)
         raise typer.Exit(report.exit_code(result))
+
+
+def _closing_policy(profile: str) -> Policy:
+    """The profile a close as fixed goes through; it must have the `fixed_in_release` template."""
+    from issuetriage.policy import load_profile
+    from issuetriage.scrub.close import TEMPLATE
+
+    policy = load_profile(profile)
+    if TEMPLATE not in policy.templates:
+        raise UserError(f"--apply: profile {profile!r} has no {TEMPLATE!r} template to close with "
+                        f"(docs/scrub.md shows one)")
+    return policy
+
+
+def _close(result: ScrubReport, issue: Issue, policy: Policy, store_path: Path | None) -> dict[str, object] | None:
+    """Close `issue` as fixed through the one flow when `result` shows it; one summary on stderr."""
+    from issuetriage.cli.github import report_json, report_text
+    from issuetriage.github.apply import GitHubApplier
+    from issuetriage.github.client import GitHubClient
+    from issuetriage.scrub.close import close_as_fixed
+    from issuetriage.store.sqlite import Store
+
+    client = GitHubClient.from_env(repo=issue.repo)
+    store = Store(store_path) if store_path else None
+    try:
+        done = close_as_fixed(GitHubApplier(client, keep_subscription=True), policy, result, issue,
+                              audit=store)
+    finally:
+        client.close()
+        if store is not None:
+            store.close()
+    if done is None:
+        typer.echo("scrub: nothing to close (the report does not show a release that fixed it)", err=True)
+        return None
+    typer.echo(report_text(done, done.applied, done.extra.get("api_calls", 0)), err=True)
+    return report_json(done, done.applied, done.extra.get("api_calls", 0))

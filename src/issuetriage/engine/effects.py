@@ -15,6 +15,7 @@ _STATE_REASON = {
     Decision.CLOSE_QUESTION: "not_planned",
     Decision.CLOSE_EXPECTED_BEHAVIOR: "not_planned",
     Decision.CLOSE_STALE: "not_planned",
+    Decision.FIXED_IN_RELEASE: "completed",
 }
 
 
@@ -63,7 +64,8 @@ def diff(plan: Plan, issue: Issue, policy: Policy) -> Effects:
         raise ValueError(f"plan for {plan.repo}#{plan.number} applied to {issue.ref}")
     posted = posted_templates(issue, policy)
     templates = tuple(t for t in plan.templates if t not in posted and t in policy.templates)
-    comment = "\n\n---\n\n".join(policy.render_template(t) for t in templates) or None
+    values = plan.fixed_in_release.template_values() if plan.fixed_in_release else {}
+    comment = "\n\n---\n\n".join(policy.render_template(t, values) for t in templates) or None
     close = plan.close and issue.state == "open"
     body = plan.body_edit if plan.body_edit is not None and plan.body_edit != issue.body else None
     return Effects(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from issuetriage.evidence.downloads import REMOVAL_NOTICE, download_links, redact
 from issuetriage.evidence.signals import links_in
 from issuetriage.live.followup import reminded_without_reply
-from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceStep
+from issuetriage.models import CLOSING_DECISIONS, Decision, FixedInRelease, Issue, Plan, TraceStep
 from issuetriage.policy import Policy
 
 
@@ -55,10 +55,17 @@ def guard(proposed: Plan, issue: Issue, policy: Policy) -> GuardResult:
             decision, needs_review = Decision.TRIAGE_REVIEW, True
     else:
         labels = _no_stray_queue(labels, policy, rejected)
-    templates = _allowed_templates(proposed, issue, policy, rejected)
+    fixed = _fixed_in_release(proposed, issue, rejected)
+    templates = _allowed_templates(proposed, issue, policy, rejected, filled=fixed is not None)
     close = proposed.close
     if close and decision not in CLOSING_DECISIONS:
-        rejected.append(Rejection("close", f"closing is only for usage questions, not {decision.value}"))
+        rejected.append(Rejection("close", f"closing is only for usage questions and releases scrub "
+                                           f"showed fixed, not {decision.value}"))
+        close = False
+    if close and decision is Decision.FIXED_IN_RELEASE and not (fixed and _comments_with_close(
+            proposed, templates, issue, policy)):
+        if fixed:
+            rejected.append(Rejection("close", "a close as fixed posts its template naming the release"))
         close = False
     if close and decision is Decision.CLOSE_STALE and not reminded_without_reply(issue, policy):
         rejected.append(Rejection("close", "a stale close needs the bot's reminder, unanswered by the reporter"))
@@ -88,8 +95,33 @@ def guard(proposed: Plan, issue: Issue, policy: Policy) -> GuardResult:
                                    for r in rejected)
     plan = Plan(repo=issue.repo, number=issue.number, decision=decision,
                 labels_added=tuple(labels), templates=tuple(templates), close=close,
-                body_edit=body_edit, transfer_repo=transfer, trace=trace)
+                body_edit=body_edit, transfer_repo=transfer, trace=trace,
+                fixed_in_release=fixed if decision is Decision.FIXED_IN_RELEASE else None)
     return GuardResult(plan, tuple(rejected), blocked_everything=bool(blocked and rejected))
+
+
+def _fixed_in_release(plan: Plan, issue: Issue, rejected: list[Rejection]) -> FixedInRelease | None:
+    """Scrub's evidence, when the plan is a close as fixed and the evidence holds for `issue` as it
+    is now (sealed by scrub in this process, about this issue and its current repro)."""
+    evidence = plan.fixed_in_release
+    if plan.decision is not Decision.FIXED_IN_RELEASE:
+        if evidence is not None:
+            rejected.append(Rejection("fixed-in-release evidence", "only a fixed_in_release plan carries it"))
+        return None
+    from issuetriage.scrub.close import refusal  # scrub loads only for this decision
+
+    why = "not corroborated: no scrub evidence" if evidence is None else refusal(evidence, issue)
+    if why:
+        rejected.append(Rejection("close as fixed", why))
+        return None
+    return evidence
+
+
+def _comments_with_close(plan: Plan, kept: list[str], issue: Issue, policy: Policy) -> bool:
+    """A close as fixed goes with a template naming the release, kept now or posted before."""
+    posted = "\n".join(c.body for c in issue.comments)
+    return any(policy.templates[name].variables and (name in kept or policy.template_marker(name) in posted)
+               for name in plan.templates if name in policy.templates)
 
 
 def _allowed_labels(plan: Plan, issue: Issue, policy: Policy,
@@ -156,14 +188,18 @@ def _with_review(labels: list[str], issue: Issue, policy: Policy,
     return labels
 
 
-def _allowed_templates(plan: Plan, issue: Issue, policy: Policy,
-                       rejected: list[Rejection]) -> list[str]:
-    """Known templates only, each at most once per issue (never one the bot already posted)."""
+def _allowed_templates(plan: Plan, issue: Issue, policy: Policy, rejected: list[Rejection],
+                       filled: bool = False) -> list[str]:
+    """Known templates only, each at most once per issue (never one the bot already posted); a
+    template with variables only when verified evidence fills them (`filled`)."""
     posted = "\n".join(c.body for c in issue.comments)
     kept: list[str] = []
     for name in plan.templates:
         if name not in policy.templates:
             rejected.append(Rejection(f"template {name}", "not a profile template"))
+        elif policy.templates[name].variables and not filled:
+            rejected.append(Rejection(f"template {name}", "its variables come only from verified "
+                                                          "scrub evidence, which this plan lacks"))
         elif name in kept or policy.template_marker(name) in posted:
             continue
         else:

@@ -24,14 +24,14 @@ from issuetriage.policy import Policy
 from issuetriage.store.sqlite import Store
 
 WORST_CASE_CALLS = 8  # read, comment, body, close, labels, transfer x2, marker on the moved issue
-UNITS = {"d": 1, "w": 7, "m": 30, "y": 365}
+UNITS = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "y": 365}
 
 
-def parse_age(text: str) -> timedelta:
-    """`3m` → 90 days; units d, w, m (30 days), y."""
-    match = re.fullmatch(r"(\d+)([dwmy])", text.strip())
+def parse_age(text: str, option: str = "--older-than") -> timedelta:
+    """`3m` → 90 days; units h, d, w, m (30 days), y."""
+    match = re.fullmatch(r"(\d+)([hdwmy])", text.strip())
     if not match:
-        raise UserError(f"--older-than {text!r}: use a number and d, w, m or y (like 3m)")
+        raise UserError(f"{option} {text!r}: use a number and h, d, w, m or y (like 3m)")
     return timedelta(days=int(match.group(1)) * UNITS[match.group(2)])
 
 

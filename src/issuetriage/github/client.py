@@ -14,7 +14,7 @@ from githubkit import AppAuthStrategy, AppInstallationAuthStrategy, GitHub, Toke
 from githubkit.exception import GitHubException, GraphQLFailed, RateLimitExceeded, RequestError, RequestFailed
 from githubkit.graphql import GraphQLResponse
 
-from issuetriage.errors import ConfigError, GitHubClientError, GitHubServerError
+from issuetriage.errors import ConfigError, GitHubClientError, GitHubServerError, TriageError
 from issuetriage.github.auth import (
     Credentials,
     Endpoints,
@@ -62,6 +62,11 @@ def build_github(creds: Credentials, endpoints: Endpoints) -> GitHub[Any]:
         auth = AppAuthStrategy(creds.app_id, creds.private_key or "")
     else:
         auth = TokenAuthStrategy(creds.token or "")
+    return github_with(auth, endpoints)
+
+
+def github_with(auth: Any, endpoints: Endpoints) -> GitHub[Any]:
+    """A githubkit client for one auth strategy (a token, the App's JWT, an installation)."""
     return GitHub(auth, base_url=endpoints.rest + "/", http_cache=False, auto_retry=False,
                   user_agent="issuetriage", timeout=30.0)
 
@@ -133,6 +138,8 @@ class GitHubClient:
                                   _message(exc.response.raw_response))
             except RequestError as exc:
                 inner = exc.exc
+                if isinstance(inner, TriageError):  # ours, raised inside an auth flow (a token mint)
+                    raise inner from None
                 if isinstance(inner, RequestFailed):  # raised inside the App auth flow
                     failure = Failure(inner.response.status_code, dict(inner.response.headers),
                                       _message(inner.response.raw_response))

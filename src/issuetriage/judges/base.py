@@ -26,7 +26,9 @@ class Kind(StrEnum):
     UNCLEAR = "unclear"
 
 
-CLOSING_KINDS = frozenset({Kind.QUESTION, Kind.EXPECTED_BEHAVIOR})  # the kinds the bot may close
+# The kinds whose reading lets the bot close. A bug closes only as `fixed_in_release`, and only on
+# scrub's own evidence (engine/guard, scrub/close), never on a judge's reading.
+CLOSING_KINDS = frozenset({Kind.QUESTION, Kind.EXPECTED_BEHAVIOR})
 
 class MissingRepro(StrEnum):
     """Why the issue cannot be reproduced from what it contains."""

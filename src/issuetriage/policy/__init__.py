@@ -7,13 +7,14 @@ type is a ConfigError that names the file and the key.
 from __future__ import annotations
 
 import re
+import string
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from issuetriage.errors import ConfigError, all_problems
 from issuetriage.evidence.signals import tokens_of
@@ -148,6 +149,30 @@ class Template(_Strict):
     action: str
     use_when: str
     comment: str = Field(min_length=1)
+    # `$name` placeholders the comment fills from a plan's evidence (never from issue text);
+    # a template without variables is posted exactly as written.
+    variables: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _placeholders_declared(self) -> Template:
+        if self.variables:
+            text = string.Template(self.comment)
+            used = set(text.get_identifiers())
+            if not text.is_valid() or used != set(self.variables):
+                raise ValueError(f"comment placeholders {sorted(used)} must be exactly the variables "
+                                 f"{sorted(self.variables)} (write a literal $ as $$)")
+        return self
+
+
+_PLAIN_VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,79}$")
+
+
+def escaped(value: str) -> str:
+    """A template value as inert comment text: a plain name or version as it is, anything else
+    as numeric character references (no markdown, HTML, mention or marker survives), bounded."""
+    if _PLAIN_VALUE.fullmatch(value):
+        return value
+    return "".join(c if c.isascii() and c.isalnum() else f"&#{ord(c)};" for c in value[:80])
 
 
 class Templates(_Strict):
@@ -404,13 +429,24 @@ class Policy:
                     todo.append(label)
         return out
 
+    @property
+    def judge_templates(self) -> tuple[str, ...]:
+        """The templates a judge may choose: not those whose variables only evidence fills."""
+        return tuple(name for name, t in self.templates.items() if not t.variables)
+
     def template_marker(self, name: str) -> str:
         """The hidden marker that lets us see a template was already posted."""
         return TEMPLATE_MARKER.format(name=name)
 
-    def render_template(self, name: str) -> str:
-        """The comment text for one template, with its marker."""
-        return f"{self.templates[name].comment.rstrip()}\n\n{self.template_marker(name)}"
+    def render_template(self, name: str, values: Mapping[str, str] | None = None) -> str:
+        """The comment text for one template, its variables filled (escaped) from `values`, with
+        its marker. A template with variables and no value for one of them raises KeyError."""
+        template = self.templates[name]
+        text = template.comment.rstrip()
+        if template.variables:
+            given = values or {}
+            text = string.Template(text).substitute({k: escaped(given[k]) for k in template.variables})
+        return f"{text}\n\n{self.template_marker(name)}"
 
     def problems(self) -> list[str]:
         """Every cross-file problem: labels other files name that the catalog lacks, forbidden

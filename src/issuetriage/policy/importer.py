@@ -145,7 +145,7 @@ def catalog_toml(specs: Sequence[LabelSpec], sources: str) -> str:
 
 def templates_toml(templates: dict[str, Template], sources: str) -> str:
     """templates.toml text, multi-line comments kept readable."""
-    data = {"templates": {name: tpl.model_dump() for name, tpl in templates.items()}}
+    data = {"templates": {name: tpl.model_dump(exclude_defaults=True) for name, tpl in templates.items()}}
     return _TEMPLATES_HEADER.format(sources=sources) + tomli_w.dumps(data, multiline_strings=True)
 
 

@@ -123,8 +123,9 @@ def _comment(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def templates(project: str, repo: str) -> dict[str, dict[str, str]]:
-    """The four comments the tree may post, generic, in our words, naming the project."""
+def templates(project: str, repo: str) -> dict[str, dict[str, str | list[str]]]:
+    """The comments the tree may post, and `scrub --apply`'s close as fixed, generic, in our
+    words, naming the project."""
     return {
         "redirect_to_forum": {
             "action": "close with a comment",
@@ -169,6 +170,20 @@ def templates(project: str, repo: str) -> dict[str, dict[str, str]]:
                 arithmetic: results depend on the order of operations and on the platform.
                 If the difference is larger than rounding explains, please tell us the inputs,
                 the platform and the size of the error."""),
+        },
+        "fixed_in_release": {
+            "action": "close as completed, naming the release that fixed it",
+            "use_when": "Only `issuetriage scrub --apply`: the reproduction fails as reported on a "
+                        "release and no longer fails from the next one on.",
+            "variables": ["package", "version"],
+            "comment": _comment("""
+                Thanks for the report. We re-ran the example from this issue in a sandbox against
+                released versions of $package: it fails as reported on the older ones and no
+                longer fails from $package $version on, so we close this issue as fixed in
+                $package $version.
+
+                Should you still see the problem with $package $version or later, reopen it with
+                the version you used and the output you get."""),
         },
     }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+import urllib.parse
 from collections.abc import Iterator
 
 from issuetriage.scrub.model import Finding
@@ -23,6 +24,10 @@ RULES = ("network", "file_write", "subprocess", "dynamic_code", "deserialization
 _NETWORK_MODULES = ("socket", "urllib", "urllib3", "requests", "http", "httpx", "aiohttp",
                     "ftplib", "smtplib", "telnetlib", "paramiko", "websocket", "websockets",
                     "xmlrpc", "pycurl", "wget")
+# Parts of network packages that only compute (parsing and quoting URLs): importing them is not
+# network access, but every use must stay inside them (`urllib.request` through the same name is).
+_PURE = {"urllib.parse": frozenset(urllib.parse.__all__)}
+_PURE_ROOTS = {name.split(".")[0] for name in _PURE}
 _NETWORK_CALLS = ("torch.hub.", "huggingface_hub.", "datasets.load_dataset", "transformers.",
                   "torchvision.datasets.", "torchvision.models.")
 _NETWORK_METHODS = {"from_pretrained", "hf_hub_download", "snapshot_download", "load_state_dict_from_url",
@@ -207,6 +212,29 @@ def _scan(tree: ast.Module, aliases: dict[str, str], lines: list[str],
         if rule:
             yield rule, node.lineno, _snippet(node, lines)  # type: ignore[attr-defined]
     yield from _exotic_escapes(tree, lines)
+    yield from _impure_uses(tree, aliases, lines)
+
+
+def _impure_uses(tree: ast.Module, aliases: dict[str, str], lines: list[str]) -> Iterator[tuple[str, int, str]]:
+    """Names bound into a package with a pure part (`import urllib.parse as p`) may only reach
+    that part's functions (`p.quote(...)`, `urllib.parse.urlsplit(u).netloc`); anything else
+    (`urllib.request...`, `p.sys`, the module passed around as a value) is network."""
+    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+                and aliases.get(node.id, "").split(".")[0] in _PURE_ROOTS):
+            continue
+        top: ast.expr = node
+        while isinstance(up := parents.get(id(top)), ast.Attribute) and up.value is top:
+            top = up
+        if not _pure(qualname(top, aliases)):
+            yield "network", node.lineno, _snippet(node, lines)
+
+
+def _pure(name: str) -> bool:
+    """`urllib.parse.quote...`: a name inside a pure part of a network package."""
+    parts = name.split(".")
+    return len(parts) > 2 and parts[2] in _PURE.get(".".join(parts[:2]), ())
 
 
 def _reference_rule(node: ast.AST, aliases: dict[str, str]) -> str | None:
@@ -261,7 +289,7 @@ def _import_rule(node: ast.Import | ast.ImportFrom) -> str | None:
             return "dynamic_code"  # every name it brings in is hidden from the review
     for name in names:
         root = name.split(".")[0]
-        if root in _NETWORK_MODULES:
+        if root in _NETWORK_MODULES and not _pure_import(node, name):
             return "network"
         if root in {"pip", "ensurepip"}:
             return "package_install"
@@ -270,6 +298,14 @@ def _import_rule(node: ast.Import | ast.ImportFrom) -> str | None:
         if root in {"pickle", "_pickle", "cPickle", "dill", "cloudpickle", "shelve"}:
             return "deserialization"
     return None
+
+
+def _pure_import(node: ast.Import | ast.ImportFrom, name: str) -> bool:
+    """`import urllib.parse [as p]`, `from urllib.parse import ...`, `from urllib import parse`
+    (what the imported names then reach is checked where they are used: `_impure_uses`)."""
+    if isinstance(node, ast.Import):
+        return name in _PURE
+    return name in _PURE or all(f"{name}.{a.name}" in _PURE for a in node.names)
 
 
 def _call_rule(call: ast.Call, aliases: dict[str, str], temps: set[str]) -> str | None:
@@ -285,7 +321,8 @@ def _call_rule(call: ast.Call, aliases: dict[str, str], temps: set[str]) -> str 
     if name in _DECODERS or method == "fromhex" or (method == "decode" and _codec_arg(call)) or (
             name.split(".")[0] in _DECODER_MODULES and _DECODER_NAME.search(name.rsplit(".", 1)[-1])):
         return "obfuscation"
-    if name.startswith(_NETWORK_CALLS) or method in _NETWORK_METHODS or _kw_true(call, "download"):
+    if name.startswith(_NETWORK_CALLS) or method in _NETWORK_METHODS or _kw_true(call, "download") or (
+            name.split(".")[0] in _NETWORK_MODULES and not _pure(name)):  # sys.modules['socket'].socket()
         return "network"
     if name in _OPENERS:
         return "file_write" if _open_writes_outside(call, temps) else None

@@ -42,7 +42,7 @@ COMMENTS = [
     "Great **post**, thanks!",
     "| a | b |\n|---|---|\n| 1 | 2 |",
     # a bot pasted a huge run of ampersands into the comment box
-    "&" * 200000,
+    "&" * 600000,
 ]
 
 preview = Preview()

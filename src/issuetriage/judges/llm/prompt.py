@@ -109,7 +109,7 @@ def render_rules(policy: Policy, style: str = "shortlist") -> str:
         "RULES (code applies them to your form; you decide nothing else)",
         "kind:\n" + _bullets([(str(k), d) for k, d in kinds]),
         "templates (name only; the text is fixed):\n"
-        + _bullets([(n, t.use_when) for n, t in policy.templates.items()]),
+        + _bullets([(n, policy.templates[n].use_when) for n in policy.judge_templates]),
         "missing_repro:\n" + _bullets([(str(k), d) for k, d in missing]),
         "transfer_repo, when the issue is about a sibling project's code:\n"
         + _bullets([(t.repo, t.description) for t in q.transfer]),
@@ -257,7 +257,7 @@ def build_prompt(issue: Issue, signals: Signals, policy: Policy,
     parts += [f"<issue repo=\"{issue.repo}\" number=\"{issue.number}\">\n"
               f"{issue_excerpt(issue, voices=True)}\n</issue>",
               f"Fill the `{TOOL_NAME}` form for this issue."]
-    templates = tuple(policy.templates)
+    templates = policy.judge_templates
     repos = tuple(sorted(policy.transfer_repos))
     return Prompt(system=system, user="\n\n".join(parts),
                   schema=answer_schema(None, templates, repos), labels=policy.nameable_labels,
@@ -280,7 +280,7 @@ def _shortlist_prompt(issue: Issue, signals: Signals, policy: Policy,
         f"Fill the `{TOOL_NAME}` form for this issue.",
     ])
     labels = candidates + fixed
-    templates = tuple(policy.templates)
+    templates = policy.judge_templates
     repos = tuple(sorted(policy.transfer_repos))
     return Prompt(system=system, user=user, schema=answer_schema(labels, templates, repos),
                   labels=labels, templates=templates, transfer_repos=repos,
