@@ -18,38 +18,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "pytorch-issues-dev.jsonl"
+sys.path.insert(0, str(ROOT / "tests"))
 
-from issuetriage.act.flow import act, engine  # noqa: E402
-from issuetriage.policy import load_profile  # noqa: E402
 from issuetriage.records import read_issues_jsonl  # noqa: E402
-from issuetriage.store.applier import StoreApplier  # noqa: E402
-from issuetriage.store.sqlite import Store, StoreConflict  # noqa: E402
-
-
-def worker(url: str, refs: list[tuple[str, int]]) -> dict[str, int]:
-    policy, seen = load_profile("pytorch"), {"applied": 0, "skipped": 0, "conflicts": 0}
-    with Store(url) as store:
-        for repo, number in refs:
-            while True:
-                try:
-                    report = act(StoreApplier(store), repo, number, policy, engine(), apply=True, audit=store)
-                except StoreConflict:
-                    seen["conflicts"] += 1
-                    continue
-                seen["applied" if report.applied else "skipped"] += 1
-                break
-    return seen
+from issuetriage.store.sqlite import Store  # noqa: E402
+from store.stores import postgres_url, worker  # noqa: E402
 
 
 def run(url: str, issues: list, workers: int) -> dict[str, float]:
@@ -73,12 +55,6 @@ def run(url: str, issues: list, workers: int) -> dict[str, float]:
             "issues_per_s": len(refs) / took, "conflicts": sum(r["conflicts"] for r in results)}
 
 
-def schema_url(base: str, schema: str) -> str:
-    parts = urlsplit(base)
-    return urlunsplit(parts._replace(query=urlencode([*parse_qsl(parts.query),
-                                                      ("options", f"-csearch_path={schema}")])))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--postgres", default=os.environ.get("ISSUETRIAGE_TEST_POSTGRES_URL"))
@@ -91,8 +67,6 @@ def main() -> int:
     if not args.postgres:
         print("skip: no PostgreSQL (--postgres URL or ISSUETRIAGE_TEST_POSTGRES_URL)")
         return 0
-    import psycopg
-
     issues = read_issues_jsonl(DATA)
     issues = issues[:args.issues] if args.issues else issues
     print(f"{len(issues)} issues from {DATA.name}")
@@ -100,13 +74,8 @@ def main() -> int:
         figures = {}
         with tempfile.TemporaryDirectory() as tmp:
             figures["sqlite"] = run(str(Path(tmp) / "bench.db"), issues, workers)
-        schema = f"bench_{secrets.token_hex(6)}"
-        with psycopg.connect(args.postgres, autocommit=True) as admin:
-            admin.execute(f"CREATE SCHEMA {schema}")
-            try:
-                figures["postgresql"] = run(schema_url(args.postgres, schema), issues, workers)
-            finally:
-                admin.execute(f"DROP SCHEMA {schema} CASCADE")
+        with postgres_url(args.postgres) as url:
+            figures["postgresql"] = run(url, issues, workers)
         base, pg = figures["sqlite"], figures["postgresql"]
         assert base["triaged"] == pg["triaged"], "the engines triaged different numbers of issues"
         for name, f in figures.items():

@@ -18,9 +18,9 @@ ENGINES = ["sqlite", "postgresql"]
 
 
 @contextmanager
-def postgres_url() -> Iterator[str]:
+def postgres_url(base: str | None = None) -> Iterator[str]:
     """A URL whose tables live in a schema of their own, dropped afterwards."""
-    base = os.environ.get(POSTGRES_ENV)
+    base = base or os.environ.get(POSTGRES_ENV)
     if not base:
         pytest.skip(f"{POSTGRES_ENV} is not set (.ci/run starts a PostgreSQL server)")
     import psycopg
@@ -61,3 +61,24 @@ def raw(url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...
         return db.execute(sql, params).fetchall()
     finally:
         db.close()
+
+
+def worker(url: str, refs: list[tuple[str, int]]) -> dict[str, int]:
+    """One worker process: triage `refs` through the one flow, retrying an issue on a conflict."""
+    from issuetriage.act.flow import act, engine
+    from issuetriage.policy import load_profile
+    from issuetriage.store.applier import StoreApplier
+    from issuetriage.store.sqlite import Store, StoreConflict
+
+    policy, seen = load_profile("pytorch"), {"applied": 0, "skipped": 0, "conflicts": 0}
+    with Store(url) as store:
+        for repo, number in refs:
+            while True:
+                try:
+                    report = act(StoreApplier(store), repo, number, policy, engine(), apply=True, audit=store)
+                except StoreConflict:
+                    seen["conflicts"] += 1
+                    continue
+                seen["applied" if report.applied else "skipped"] += 1
+                break
+    return seen

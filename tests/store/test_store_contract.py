@@ -18,7 +18,7 @@ from issuetriage.live import events
 from issuetriage.models import Decision, Plan
 from issuetriage.store.applier import StoreApplier
 from issuetriage.store.sqlite import MIGRATIONS, Store, StoreConflict
-from store.stores import raw
+from store.stores import raw, worker
 
 
 def write_jsonl(path, records):
@@ -276,35 +276,17 @@ def test_a_worker_that_writes_while_another_worker_is_writing_waits_then_writes_
         assert len(first.audit()) == 1
 
 
-def _worker(url: str, numbers: list[int]) -> dict[str, int]:
-    """One worker process: triage `numbers` through the one flow, retrying on a conflict."""
-    from issuetriage.policy import load_profile
-
-    policy, seen = load_profile("pytorch"), {"applied": 0, "skipped": 0, "conflicts": 0}
-    with Store(url) as store:
-        for n in numbers:
-            while True:
-                try:
-                    report = act(StoreApplier(store), "pytorch/pytorch", n, policy, engine(), apply=True,
-                                 audit=store)
-                except StoreConflict:
-                    seen["conflicts"] += 1
-                    continue
-                seen["applied" if report.applied else "skipped"] += 1
-                break
-    return seen
-
-
 def test_worker_processes_sharing_the_store_triage_each_issue_exactly_once(url, policy):
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
     numbers = list(range(1, 13))
+    refs = [("pytorch/pytorch", n) for n in numbers]
     with Store(url) as store:
         store.put_issues([make_issue(number=n, title="torch.linalg.svd gives wrong U",
                                      body="torch.linalg.svd and torch.linalg.qr") for n in numbers])
     with ProcessPoolExecutor(3, mp_context=get_context("spawn")) as pool:
-        results = list(pool.map(_worker, [url] * 3, [numbers, numbers[::-1], numbers[3:] + numbers[:3]]))
+        results = list(pool.map(worker, [url] * 3, [refs, refs[::-1], refs[3:] + refs[:3]]))
     assert sum(r["applied"] for r in results) == len(numbers)
     assert sum(r["applied"] + r["skipped"] for r in results) == 3 * len(numbers)
     with Store(url) as store:
