@@ -220,7 +220,7 @@ def register(app: typer.Typer) -> None:
     @store_app.command("import")
     def store_import(
         file: Annotated[str, typer.Argument(help="JSONL of issue records (`-` reads stdin).")],
-        store: StoreOpt = Path("issuetriage.db"),
+        store: StoreOpt = "issuetriage.db",
         repo: Annotated[Optional[str], typer.Option("--repo", help="OWNER/NAME for records without one.")] = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
@@ -232,7 +232,7 @@ def register(app: typer.Typer) -> None:
         with Store(store) as db:  # after reading: a bad file creates no store
             count = db.put_issues(issues)
             total = db.count("issues")
-        emit(fmt, {"imported": count, "store": str(store), "stored": total},
-             f"imported {count} issue(s) into {store} ({total} stored)")
+        emit(fmt, {"imported": count, "store": db.path, "stored": total},
+             f"imported {count} issue(s) into {db.path} ({total} stored)")
 
     app.add_typer(store_app, name="store")

@@ -78,7 +78,7 @@ def config_text(config: dict[str, object]) -> str:
     return "\n".join(f"{key}: {value}" for key, value in config.items())
 
 
-def serve_mcp(profile: str, store_path: Path | None, github_repo: str | None,
+def serve_mcp(profile: str, store_path: str | None, github_repo: str | None,
               repo: str | None, issues: list[int], apply: bool) -> None:
     """Start the MCP server over stdio on the store mirror, or on GitHub with the store (default
     issuetriage.db when applying) as the audit log."""
@@ -95,7 +95,7 @@ def serve_mcp(profile: str, store_path: Path | None, github_repo: str | None,
     if github_repo:
         from issuetriage.github.client import GitHubClient
 
-        audit = Store(store_path or Path("issuetriage.db")) if (store_path or apply) else None
+        audit = Store(store_path or "issuetriage.db") if (store_path or apply) else None
         backend = GitHubBackend(GitHubClient.from_env(repo=github_repo), github_repo, audit)
     else:
         assert store_path is not None
@@ -108,7 +108,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("mcp")
     def mcp_cmd(
-        store: Annotated[Optional[Path], typer.Option(
+        store: Annotated[Optional[str], typer.Option(
             "--store", envvar=STORE_ENV,
             help="Serve the local mirror; with --github, the audit log (default issuetriage.db when applying).")] = None,
         github: Annotated[Optional[str], typer.Option("--github", help="Serve OWNER/REPO live.")] = None,
