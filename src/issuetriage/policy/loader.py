@@ -445,8 +445,10 @@ class Policy:
 
     @property
     def judge_templates(self) -> tuple[str, ...]:
-        """The templates a judge may choose: not those whose variables only evidence fills."""
-        return tuple(name for name, t in self.templates.items() if not t.variables)
+        """The templates a judge may choose: not those whose variables only evidence fills, nor
+        the stale follow-up's reminder and close (posted by `stale`, never on a new issue)."""
+        follow_up = {self.meta.stale.remind_template, self.meta.stale.close_template}
+        return tuple(name for name, t in self.templates.items() if not t.variables and name not in follow_up)
 
     def template_marker(self, name: str) -> str:
         """The hidden marker that lets us see a template was already posted."""
