@@ -54,8 +54,8 @@ def register(app: typer.Typer) -> None:
         Example: ISSUETRIAGE_QUEUE=redis://localhost:6379/0 issuetriage worker --store t.db --workers 2"""
         from issuetriage.service.app import json_logs, run_workers
 
-        json_logs()
         jobs = open_jobs(store, queue, repo, profile, judge, model)
+        json_logs()  # after the settings are checked: bad input leaves the process's logging alone
         jobs.recover(force=False)  # work whose worker died mid-job
         run_workers(jobs, max(workers, 1), processes=True)
 
