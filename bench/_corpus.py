@@ -22,3 +22,22 @@ def repeated_corpus(size: int, source: Path = DEV) -> Path | None:
             record["number"] = int(record["number"]) + 1_000_000 * (i // len(records))
             fh.write(json.dumps(record) + "\n")
     return out
+
+
+def halves(source: Path = DEV) -> tuple[Path, Path] | None:
+    """The tuning half and the held-out half of `source` as temporary JSONL files (None when
+    absent): its lines after a `random.Random(0)` shuffle, first half to tune on, the rest
+    measured once at the end (docs/evaluation.md "Held-out half")."""
+    import random
+
+    if not source.exists():
+        return None
+    lines = [line for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    random.Random(0).shuffle(lines)
+    cut = len(lines) // 2
+    out = []
+    for name, part in (("tune", lines[:cut]), ("held", lines[cut:])):
+        path = Path(tempfile.mkstemp(prefix=f"issuetriage-{name}-", suffix=".jsonl")[1])
+        path.write_text("".join(line + "\n" for line in part), encoding="utf-8")
+        out.append(path)
+    return out[0], out[1]

@@ -5,11 +5,23 @@ Each command is a whole process, timed against `python -c 'import json,sys; json
 hits both. Commands:
 
 - hook, nothing to check: `issuetriage hook pre-tool-use` on a `Read` call;
-- hook, label write: a `gh issue edit N --add-label ...` call on the target issue. The hook reads
-  the issue once from the loopback GitHub stand-in; that read's marginal cost (importing the
-  GitHub client and the call, in a process that already holds the models and policy) is timed on
-  its own and the ratio is given with and without it;
+- hook, label write: a `gh issue edit N --add-label ...` call on the target issue; the hook reads
+  the issue once from the loopback GitHub stand-in (importing the GitHub client is most of it);
+- hook, label write, without the read: the same call and the same process (`issuetriage hook
+  pre-tool-use` as the console script runs it), with the issue handed to the hook in-process
+  instead of read from GitHub: the label check itself. (Earlier runs subtracted a read timed in
+  another process instead; that misses what the GitHub client costs a process beyond its import,
+  such as its teardown, and it ran with the garbage collector on where the hook now has it off.)
 - `issuetriage --help`.
+
+Every tree is byte-compiled first (`compileall`), as an installed package is: with
+PYTHONDONTWRITEBYTECODE set, a tree without `__pycache__` would otherwise be compiled from source
+in every process. Each command's ratio is the median time over the median baseline; "spread" is
+the lowest and highest ratio of a single round (the command against the baseline run right
+after it); the CPU ratio (user + system time) is given beside the wall ratio because it moves
+less when other work shares the machine. The without-the-read driver imports the hook and the
+models before `issuetriage.cli.main` turns the collector off, so it slightly overstates what
+the console script pays.
 
     python bench/startup.py [--runs 15] [--src DIR ...]
 
@@ -20,8 +32,10 @@ e.g. a checkout of an older commit; the default is this checkout.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,15 +52,25 @@ READ_EVENT = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Read",
                          "tool_input": {"file_path": "/tmp/x.py"}})
 LABEL_EVENT = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash",
                           "tool_input": {"command": "gh issue edit 7 --add-label 'module: nn'"}})
+TITLE, BODY = "nn.Linear gives wrong shape", "body"
+# `issuetriage hook pre-tool-use` as the console script runs it, with the issue handed over in-process.
+WITHOUT_READ = (
+    "import sys\nimport issuetriage.agents.hooks as hooks\nfrom issuetriage.models import Issue\n"
+    f"issue = Issue(repo='pytorch/pytorch', number=7, title={TITLE!r}, body={BODY!r})\n"
+    "run = hooks.run\nhooks.run = lambda event, stdin, **kw: run(event, stdin, read_issue=lambda repo, n: issue)\n"
+    "sys.argv = ['issuetriage', 'hook', 'pre-tool-use']\nfrom issuetriage.cli import main\nmain()\n")
 
 
-def wall(argv: list[str], stdin: str, env: dict[str, str]) -> float:
+def wall(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[float, float]:
+    """The process's wall time and its CPU time (user + system), in seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(argv, input=stdin, env=env, capture_output=True, text=True, check=False)
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 2):
         raise SystemExit(f"{argv}: exit {proc.returncode}: {proc.stderr.strip()[:300]}")
-    return took
+    return took, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def main() -> None:
@@ -55,56 +79,51 @@ def main() -> None:
     parser.add_argument("--src", action="append", type=Path)
     args = parser.parse_args()
     trees = args.src or [ROOT / "src"]
+    for tree in trees:
+        compileall.compile_dir(str(tree), quiet=1)
     with StandIn() as server:
-        server.state.add_issue("pytorch/pytorch", 7, "nn.Linear gives wrong shape", "body")
+        server.state.add_issue("pytorch/pytorch", 7, TITLE, BODY)
         base_env = {**os.environ, **server.env(), "GITHUB_REPOSITORY": "pytorch/pytorch",
                     "TRIAGE_ISSUE_NUMBER": "7"}
         cmds = {
             "hook, nothing to check": (["-m", "issuetriage.cli", "hook", "pre-tool-use"], READ_EVENT),
             "hook, label write": (["-m", "issuetriage.cli", "hook", "pre-tool-use"], LABEL_EVENT),
+            "hook, label write, without the read": (["-c", WITHOUT_READ], LABEL_EVENT),
             "issuetriage --help": (["-m", "issuetriage.cli", "--help"], ""),
         }
         times: dict[tuple[str, str], list[float]] = {}
+        cpus: dict[tuple[str, str], list[float]] = {}
+        ratios: dict[tuple[str, str], list[float]] = {}
         base: list[float] = []
-        for _ in range(args.runs + 1):  # the first round warms the disk cache and is dropped
-            round_times = {}
+        base_cpu: list[float] = []
+        for _ in range(args.runs + 1):  # the first round warms the disk (and profile) cache and is dropped
             for tree in trees:
                 env = {**base_env, "PYTHONPATH": str(tree)}
                 for name, (argv, stdin) in cmds.items():
-                    round_times[(str(tree), name)] = wall([sys.executable, *argv], stdin, env)
-            b = wall(BASELINE, "{}", base_env)
-            if _ > 0:
-                base.append(b)
-                for key, t in round_times.items():
-                    times.setdefault(key, []).append(t)
-        # The GitHub read the label-write hook makes, as its marginal cost in a fresh process that
-        # has already imported what the hook needs anyway (models, policy): importing the GitHub
-        # client (githubkit) and the one GraphQL call. "w/o read" subtracts this from the hook.
-        probe = ("import sys, time; import issuetriage.models, issuetriage.policy; "
-                 "t = time.perf_counter(); from issuetriage.github.client import GitHubClient; "
-                 "from issuetriage.github import reads; "
-                 "reads.fetch_issue(GitHubClient.from_env(repo='pytorch/pytorch'), 'pytorch/pytorch', 7); "
-                 "print(time.perf_counter() - t)")
-        read_times = {str(tree): [float(subprocess.run([sys.executable, "-c", probe], capture_output=True,
-                                                      text=True, check=True,
-                                                      env={**base_env, "PYTHONPATH": str(tree)}).stdout)
-                                  for _ in range(args.runs)] for tree in trees}
-    b = statistics.median(base)
+                    t, cpu = wall([sys.executable, *argv], stdin, env)
+                    b, b_cpu = wall(BASELINE, "{}", base_env)
+                    if _ > 0:
+                        base.append(b)
+                        base_cpu.append(b_cpu)
+                        times.setdefault((str(tree), name), []).append(t)
+                        cpus.setdefault((str(tree), name), []).append(cpu)
+                        ratios.setdefault((str(tree), name), []).append(t / b)
+    b, b_cpu = statistics.median(base), statistics.median(base_cpu)
     print(f"baseline python -c 'import json,sys; json.load(sys.stdin)': median {b * 1000:.1f} ms "
-          f"over {args.runs} runs")
-    for tree in trees:
-        print(f"GitHub read in the hook ({str(tree)[-30:]}): client import + one read, median "
-              f"{statistics.median(read_times[str(tree)]) * 1000:.1f} ms")
+          f"(CPU {b_cpu * 1000:.1f} ms) over {len(base)} runs; load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print()
-    print(f"{'tree':40} {'command':26} {'median ms':>10} {'ratio':>7} {'ratio w/o read':>15} {'target':>7}")
-    targets = {"hook, nothing to check": 6, "hook, label write": 10, "issuetriage --help": 10}
+    print(f"{'tree':30} {'command':36} {'median ms':>10} {'ratio':>6} {'spread':>11} {'target':>7} "
+          f"{'CPU ratio':>10}")
+    targets = {"hook, nothing to check": "6x", "hook, label write": "-",
+               "hook, label write, without the read": "10x", "issuetriage --help": "10x"}
     for tree in trees:
         for name in cmds:
             t = statistics.median(times[(str(tree), name)])
-            read = statistics.median(read_times[str(tree)])
-            no_read = (t - read) / b if name == "hook, label write" else t / b
-            print(f"{str(tree)[-40:]:40} {name:26} {t * 1000:10.1f} {t / b:7.1f} {no_read:15.1f} "
-                  f"{targets[name]:6d}x")
+            spread = f"{min(ratios[(str(tree), name)]):.1f}-{max(ratios[(str(tree), name)]):.1f}"
+            cpu = statistics.median(cpus[(str(tree), name)]) / b_cpu
+            print(f"{str(tree)[-30:]:30} {name:36} {t * 1000:10.1f} {t / b:6.1f} {spread:>11} {targets[name]:>7} "
+                  f"{cpu:10.1f}")
 
 
 if __name__ == "__main__":

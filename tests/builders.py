@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +13,24 @@ from issuetriage.models import Comment, Issue
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
-def make_issue(title: str = "A bug", body: str = "Something fails.", *, labels: list[str] | tuple = (),
-               number: int = 7, repo: str = "pytorch/pytorch", comments: list[dict] | tuple = (),
-               **extra: Any) -> Issue:
-    """An issue with sensible defaults; pass only what the test is about."""
-    return Issue(repo=repo, number=number, title=title, body=body, labels=tuple(labels),
-                 comments=tuple(Comment(**c) for c in comments), **extra)
+def make_issue(body: str = "Something fails.", title: str = "A bug", *, labels: list[str] | tuple = (),
+               number: int = 7, repo: str = "pytorch/pytorch", author: str = "",
+               comments: list | tuple = (), **extra: Any) -> Issue:
+    """The one issue builder: sensible defaults, pass only what the test is about. A comment is
+    an (author, body) pair, or a mapping of Comment fields when its time or association matter."""
+    made = tuple(Comment(**c) if isinstance(c, dict) else Comment(author=c[0], body=c[1]) for c in comments)
+    return Issue(repo=repo, number=number, title=title, body=body, author=author, labels=tuple(labels),
+                 comments=made, **extra)
+
+
+# The same builder with another folder's usual issue; a caller still overrides any keyword.
+# The LLM tests' report: a CUDA svd crash with a repro and a traceback, filed by `reporter`.
+svd_issue = partial(make_issue, title="Crash in torch.linalg.svd on CUDA", number=101, author="reporter", body=(
+    "Calling torch.linalg.svd on a CUDA tensor raises an error.\n\n```python\nimport torch\n"
+    "torch.linalg.svd(torch.randn(3, 3, device='cuda'))\n```\n\n```\nTraceback (most recent call last):\n"
+    "  File \"x.py\", line 2\nRuntimeError: cusolver error\n```"))
+# The scrub tests' report: a made-up project's, filed by `op` (the body comes first, positionally).
+scrub_issue = partial(make_issue, title="something breaks", repo="acme/widgets", number=1, author="op")
 
 
 def make_judgment(kind: Kind = Kind.BUG, kind_confidence: float = 0.9,

@@ -3,6 +3,9 @@ and the loopback GitHub stand-in with a fake clock and a client pointed at it.""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +16,17 @@ from builders import SHARED
 from issuetriage.github.client import GitHubClient
 from issuetriage.github.retry import FakeClock
 from issuetriage.policy import Policy, load_profile
+from issuetriage.policy.compiled import CACHE_ENV
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Profiles compiled in this run go to a folder of its own, which the processes tests start
+    inherit: never the developer's cache, and no cache from elsewhere is read."""
+    os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="issuetriage-policy-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ.pop(CACHE_ENV, ""), ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -124,3 +124,14 @@ def test_a_profile_file_that_cannot_be_read_is_a_config_error(profile_copy):
     (profile_copy / "rules.toml").mkdir()
     with pytest.raises(ConfigError, match="rules.toml: cannot read"):
         load_profile_dir(profile_copy)
+
+
+def test_a_judge_may_choose_only_templates_for_a_new_issue(policy):
+    """The stale follow-up's reminder and close, and templates that evidence fills, are never a
+    judge's choice (they would be posted on an issue that is not waiting for anyone)."""
+    chosen = set(policy.judge_templates)
+    stale = policy.meta.stale
+    assert {stale.remind_template, stale.close_template} <= set(policy.templates)
+    assert not chosen & {stale.remind_template, stale.close_template}
+    assert not any(policy.templates[name].variables for name in chosen)
+    assert "request_more_info" in chosen and "redirect_to_forum" in chosen

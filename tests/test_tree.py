@@ -209,6 +209,16 @@ def test_step4_general_queue_labels_specific_and_one_type(policy):
     assert "triaged" in plan.labels_added
 
 
+def test_step4_caps_module_labels_but_always_keeps_commonly_missed_ones(policy):
+    from issuetriage.engine.tree.general import MAX_MODULES
+
+    modules = {"module: sdpa": 0.9, "module: cudnn": 0.8, "module: nn": 0.75, "module: cuda": 0.7}
+    plan = plan_for(policy, judgment=make_judgment(labels={**modules, "module: regression": 0.55}))
+    added = [label for label in plan.labels_added if label in modules]
+    assert added == list(modules)[:MAX_MODULES]  # the cap, best first
+    assert "module: regression" in plan.labels_added  # the skill: always check for these
+
+
 def test_step4_abstains_without_a_confident_module(policy):
     plan = plan_for(policy, judgment=make_judgment(labels={"module: nn": 0.2}))
     assert plan.decision is Decision.TRIAGE_REVIEW

@@ -1,4 +1,5 @@
-"""The one flow's contract, held by every applier (GitHub through the stand-in, the local store).
+"""The one flow's contract, held by every applier (GitHub through the stand-in, the local store on
+SQLite and on PostgreSQL).
 
 Each case seeds the same demo issue into the applier's home, runs `act` and checks what the issue
 shows afterwards, so a new applier (a webhook worker's, say) gets these promises for free.
@@ -7,6 +8,7 @@ shows afterwards, so a new applier (a webhook worker's, say) gets these promises
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import pytest
@@ -22,6 +24,7 @@ from issuetriage.models import Issue
 from issuetriage.records import issue_from_record
 from issuetriage.store.applier import StoreApplier
 from issuetriage.store.sqlite import Store
+from store.stores import postgres_url
 
 REPO = "pytorch/pytorch"
 
@@ -62,8 +65,8 @@ def github_home() -> Iterator[Home]:
         yield Home(applier, seed, now, lambda: len(server.writes), crash)
 
 
-def store_home() -> Iterator[Home]:
-    with Store(":memory:") as store:
+def store_home(engine: str) -> Iterator[Home]:
+    with (postgres_url() if engine == "postgresql" else nullcontext(":memory:")) as url, Store(url) as store:
         failing = {"on": False}
         real_put = store._put
         count = {"writes": 0}
@@ -90,9 +93,9 @@ def store_home() -> Iterator[Home]:
                    lambda: count["writes"], crash)
 
 
-@pytest.fixture(params=["github", "store"])
+@pytest.fixture(params=["github", "store", "store-postgresql"])
 def home(request: pytest.FixtureRequest) -> Iterator[Home]:
-    yield from (github_home() if request.param == "github" else store_home())
+    yield from (github_home() if request.param == "github" else store_home(request.param.removeprefix("store-")))
 
 
 @pytest.mark.parametrize("decision", ["label", "request_info", "close_question", "triage_review"])

@@ -71,15 +71,62 @@ def test_eval_folds_draw_history_only_from_the_training_folds(corpus, policy):
             assert all(n < number and n in train_numbers for n in shown)
 
 
-def test_neighbour_vote_adds_what_the_nearest_earlier_issues_carry(policy):
+def _history(n_each=20):
+    """Two made-up kinds of report the profile's keywords know nothing of, each with its label."""
+    rows = []
+    for i in range(n_each):
+        rows.append(labelled(10 + 2 * i, f"zorblax frobnicator {i} stalls the quux ring", ["module: nccl"]))
+        rows.append(labelled(11 + 2 * i, f"plimsoll wibble {i} paints the docs page", ["module: docs"]))
+    return History("pytorch/pytorch", rows)
+
+
+def test_the_stack_learns_from_history_what_the_keywords_miss(policy):
+    history = _history()
+    issue = make_issue(number=500, title="zorblax frobnicator stalls the quux ring again",
+                       body="zorblax frobnicator")
+    base = HeuristicJudge().judge(issue, _signals(issue), policy)
+    assert base.score("module: nccl") < 0.5  # the keywords alone do not know it
+    vote = NeighbourVote(HeuristicJudge(), history)
+    judgment = vote.judge(issue, _signals(issue), policy)
+    assert judgment.judge == "heuristic+history"
+    assert judgment.score("module: nccl") >= policy.meta.thresholds.label
+    assert judgment.score("module: docs") < policy.meta.thresholds.label
+    assert "most similar earlier issues carry it" in next(
+        s.reason for s in judgment.labels if s.name == "module: nccl")
+    # everything but the labels is the base judge's
+    assert (judgment.kind, judgment.missing_repro) == (base.kind, base.missing_repro)
+    assert vote.judge(issue, _signals(issue), policy) == judgment  # fitted once, stable
+
+
+def test_too_little_history_leaves_the_base_judge_alone(policy):
     history = History("pytorch/pytorch", [labelled(n, "allreduce hangs in nccl watchdog", ["module: nccl"])
                                           for n in (1, 2, 3)])
     issue = make_issue(number=4, title="allreduce hangs in nccl watchdog")
     judgment = NeighbourVote(HeuristicJudge(), history).judge(issue, _signals(issue), policy)
-    assert judgment.score("module: nccl") >= 0.5 and judgment.judge == "heuristic+history"
-    alone = NeighbourVote(HeuristicJudge(), history).judge(make_issue(number=1, title=issue.title),
-                                                           _signals(issue), policy)
-    assert alone.judge == "heuristic"  # issue 1 has no earlier issues: nothing to vote
+    assert judgment == HeuristicJudge().judge(issue, _signals(issue), policy)
+
+
+def test_eval_refuses_a_vote_fitted_on_the_issues_it_scores(tmp_path):
+    from issuetriage.errors import UserError
+    from issuetriage.evaluate.run import EvalOptions, evaluate
+
+    path = write_jsonl(tmp_path / "c.jsonl", corpus_records())
+    with pytest.raises(UserError, match="--folds"):
+        evaluate(path, options=EvalOptions(neighbours=5))
+
+
+def test_stack_cut_lands_on_the_gate_and_keeps_order():
+    from issuetriage.judges.neighbours import best_cut, rescale
+
+    probs = [rescale(p, 0.3, 0.5) for p in (0.0, 0.1, 0.3, 0.6, 1.0)]
+    assert probs[0] == 0.0 and probs[2] == pytest.approx(0.5) and probs[-1] == pytest.approx(1.0)
+    assert probs == sorted(probs)
+    import numpy as np
+
+    truth = np.array([True, True, False, False, True, False])
+    scores = np.array([0.9, 0.7, 0.65, 0.2, 0.35, 0.1])
+    cut = best_cut(scores, truth, uncovered=0)
+    assert (scores >= cut).tolist() == [True, True, True, False, True, False]  # F1 6/7
 
 
 def _signals(issue):

@@ -20,9 +20,10 @@ from issuetriage.models import Decision
 
 from .conftest import SMALL
 
-DISTRIBUTED = make_issue("all_reduce hangs with topk", "Running torchrun with two ranks, "
-                         "dist.all_reduce on the process group never returns; the NCCL watchdog "
-                         "fires and torch.distributed.init_process_group blocks.")
+DISTRIBUTED = make_issue(title="all_reduce hangs with topk",
+                         body="Running torchrun with two ranks, "
+                              "dist.all_reduce on the process group never returns; the NCCL watchdog "
+                              "fires and torch.distributed.init_process_group blocks.")
 
 
 @pytest.fixture()
@@ -47,9 +48,9 @@ def test_learned_redirect_reaches_the_plan(judge, policy):
 
 
 def test_nothing_confident_means_the_engine_abstains(judge, policy):
-    issue = make_issue("Strange behaviour in my training loop",
-                       "My loss goes up and down, I am not sure why; here is what I tried so far "
-                       "with several optimizers and learning rates, nothing helped at all.")
+    issue = make_issue(title="Strange behaviour in my training loop",
+                       body="My loss goes up and down, I am not sure why; here is what I tried so far "
+                            "with several optimizers and learning rates, nothing helped at all.")
     plan = triage_with(issue, policy, judge).plan
     assert plan.decision is Decision.TRIAGE_REVIEW and policy.bot.triage_review in plan.labels_added
     assert not [label for label in plan.labels_added if label.startswith(("module:", "oncall:"))]
@@ -63,8 +64,8 @@ def test_confidence_maps_the_learned_threshold_onto_the_tree_gate(p, threshold, 
 
 
 def test_kind_comes_from_the_base_judge_but_feature_needs_learned_support(judge, policy):
-    issue = make_issue("Feature request: please add support for a new op",
-                       "It would be nice to add support for this; motivation and pitch: allow it.")
+    issue = make_issue(title="Feature request: please add support for a new op",
+                       body="It would be nice to add support for this; motivation and pitch: allow it.")
     base = HeuristicJudge().judge(issue, extract_signals(issue), policy)
     learned = judge.judge(issue, extract_signals(issue), policy)
     assert base.kind is Kind.FEATURE and learned.kind is Kind.BUG  # no type labels in the corpus
@@ -95,7 +96,8 @@ def test_a_question_the_model_can_route_is_not_closed(judge, policy):
     assert routed.kind is Kind.BUG and triage_with(DISTRIBUTED, policy, asking).plan.close is False
 
 
-VAGUE = make_issue("How do I pick a learning rate?", "Which value should I use for my model?")
+VAGUE = make_issue(title="How do I pick a learning rate?",
+                   body="Which value should I use for my model?")
 
 
 @pytest.mark.parametrize("threshold, decision", [
@@ -112,10 +114,10 @@ def test_questions_close_only_past_the_learned_close_threshold(judge, policy, th
 
 # The heuristic is sure of `oncall: pt2` and `module: autograd` here; the model has learned both
 # but is less sure than their thresholds ask, so the veto decides whether they are kept.
-MIXED = make_issue("grad is None after backward with torch.compile",
-                   "loss.backward() leaves x.grad as None although requires_grad=True; "
-                   "torch.autograd.grad returns nothing. It happens with torch.compile and "
-                   "inductor too.")
+MIXED = make_issue(title="grad is None after backward with torch.compile",
+                   body="loss.backward() leaves x.grad as None although requires_grad=True; "
+                        "torch.autograd.grad returns nothing. It happens with torch.compile and "
+                        "inductor too.")
 
 
 def _prior_confident(judge, issue, policy):
@@ -158,8 +160,8 @@ def test_kept_labels_rank_below_the_labels_the_model_is_sure_of(judge, policy):
 
 
 def test_a_confident_base_label_the_model_never_learned_is_kept_below_learned_ones(judge, policy):
-    windows = make_issue("DLL load failed on Windows 11",
-                         "On Windows 11 with MSVC, importing torch fails: the DLL load failed.")
+    windows = make_issue(title="DLL load failed on Windows 11",
+                         body="On Windows 11 with MSVC, importing torch fails: the DLL load failed.")
     assert "module: windows" not in judge.model.labels
     keeper = LearnedJudge(dataclasses.replace(judge.model, prior_veto=0.1), judge.base)
     score = next(s for s in keeper.judge(windows, extract_signals(windows), policy).labels

@@ -17,8 +17,9 @@ from .conftest import SMALL
 
 
 def test_tokens_include_identifiers_exceptions_and_title_words():
-    issue = make_issue("Segfault in conv2d", "```\ntorch.nn.functional.conv2d(x)\n"
-                       "Traceback (most recent call last):\nRuntimeError: boom\n```")
+    issue = make_issue(title="Segfault in conv2d",
+                       body="```\ntorch.nn.functional.conv2d(x)\n"
+                            "Traceback (most recent call last):\nRuntimeError: boom\n```")
     tokens = issue_tokens(extract_signals(issue), FeatureConfig())
     assert {"t:segfault", "id:torch.nn.functional", "id:.conv2d", "exc:RuntimeError",
             "sig:traceback"} <= set(tokens)
@@ -47,8 +48,9 @@ def test_trained_model_scores_its_topic_above_threshold(corpus, policy):
     model = train(corpus, policy, config=SMALL)
     assert {"oncall: pt2", "oncall: distributed", "module: cuda", "module: autograd"} <= set(model.labels)
     assert "triaged" not in model.labels and "high priority" not in model.labels
-    issue = make_issue("torch.compile fails on softmax", "torch.compile(model) with the inductor "
-                       "backend raises InductorError while lowering a triton kernel.")
+    issue = make_issue(title="torch.compile fails on softmax",
+                       body="torch.compile(model) with the inductor "
+                            "backend raises InductorError while lowering a triton kernel.")
     probs = dict(zip(model.labels, model.probabilities(extract_signals(issue), {})))
     assert probs["oncall: pt2"] > 0.5 > probs["oncall: distributed"]
     assert probs["oncall: pt2"] >= model.threshold("oncall: pt2")

@@ -1,4 +1,4 @@
-"""Builders for the LLM tests: issues, judgments, answers and providers on the stand-in."""
+"""Helpers for the LLM tests: judgments, answers and providers on the stand-in (issues: `builders.svd_issue`)."""
 
 from __future__ import annotations
 
@@ -11,21 +11,10 @@ from issuetriage.evidence.signals import Signals
 from issuetriage.judges.base import Judgment, Kind, LabelScore
 from issuetriage.judges.llm.config import LLMConfig
 from issuetriage.judges.llm.providers import Provider, make_provider
-from issuetriage.models import Comment, Issue
+from issuetriage.models import Issue
 from issuetriage.policy import Policy
 
 PROVIDERS = ("anthropic", "bedrock", "bedrock-sigv4", "openai")
-
-
-def make_issue(title: str = "Crash in torch.linalg.svd on CUDA", body: str = "", number: int = 101,
-               comments: tuple[str, ...] = (), labels: tuple[str, ...] = (),
-               author: str = "reporter") -> Issue:
-    body = body or ("Calling torch.linalg.svd on a CUDA tensor raises an error.\n\n```python\n"
-                    "import torch\ntorch.linalg.svd(torch.randn(3, 3, device='cuda'))\n```\n\n"
-                    "```\nTraceback (most recent call last):\n  File \"x.py\", line 2\n"
-                    "RuntimeError: cusolver error\n```")
-    return Issue(repo="pytorch/pytorch", number=number, title=title, body=body, author=author,
-                 labels=labels, comments=tuple(Comment(author="someone", body=c) for c in comments))
 
 
 def offline_judgment(kind: Kind = Kind.BUG, confidence: float = 0.4,

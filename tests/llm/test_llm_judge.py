@@ -8,9 +8,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from llm_helpers import PROVIDERS, FixedJudge, answer, make_issue, offline_judgment, provider_for
+from llm_helpers import PROVIDERS, FixedJudge, answer, offline_judgment, provider_for
 from llm_standin import Scripted, Server
 
+from builders import svd_issue
 from issuetriage.engine.pipeline import triage_with
 from issuetriage.errors import LLMError
 from issuetriage.evidence.signals import extract_signals
@@ -27,7 +28,7 @@ def pricer(tokens_in: int, tokens_out: int) -> float:
 
 
 def run(judge, policy, issue=None):
-    issue = issue or make_issue()
+    issue = issue or svd_issue()
     return judge.judge(issue, extract_signals(issue), policy)
 
 
@@ -123,7 +124,7 @@ def test_catalog_prompt_leaves_an_unknown_label_to_the_guard_which_rejects_it(st
                                                                             dummy_env, monkeypatch):
     prov = provider_for("anthropic", standin.url, monkeypatch)
     standin.push(UNKNOWN_LABEL)
-    outcome = triage_with(make_issue(), policy, LLMJudge(prov, pricer, offline=FixedJudge()))
+    outcome = triage_with(svd_issue(), policy, LLMJudge(prov, pricer, offline=FixedJudge()))
     assert len(standin.requests) == 1 and "sev0" not in outcome.plan.labels_added
     assert any(r.item == "sev0" for r in outcome.rejections)
     assert any(t.step == "guard" and "sev0" in t.outcome for t in outcome.plan.trace)
@@ -182,7 +183,7 @@ def test_cache_misses_on_edited_issue_other_model_or_prompt_version(standin, pol
     prov = provider_for("anthropic", standin.url, monkeypatch)
     standin.push(answer(), answer(), answer(), answer())
     run(LLMJudge(prov, pricer, cache, FixedJudge()), policy)
-    run(LLMJudge(prov, pricer, cache, FixedJudge()), policy, make_issue(body="A different body, same bug."))
+    run(LLMJudge(prov, pricer, cache, FixedJudge()), policy, svd_issue(body="A different body, same bug."))
     prov.model = "claude-haiku-4-5"
     run(LLMJudge(prov, pricer, cache, FixedJudge()), policy)
     monkeypatch.setitem(PROMPT_VERSIONS, DEFAULT_STYLE, "next")
@@ -228,7 +229,7 @@ def test_model_close_needs_the_offline_judge_to_agree(standin, policy, dummy_env
     assert capped.kind is Kind.QUESTION
     assert capped.kind_confidence < policy.meta.thresholds.question_close
     agreeing = FixedJudge(offline_judgment(kind=Kind.QUESTION, confidence=0.6))
-    kept = run(LLMJudge(prov, pricer, offline=agreeing), policy, make_issue(number=7))
+    kept = run(LLMJudge(prov, pricer, offline=agreeing), policy, svd_issue(number=7))
     assert kept.kind_confidence == 0.99
 
 

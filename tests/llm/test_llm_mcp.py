@@ -10,8 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from llm_helpers import make_issue
 
+from builders import svd_issue
 from issuetriage.agents.mcp_server import build_server
 from issuetriage.agents.session import Session, StoreBackend, similar_by_words
 from issuetriage.judges.heuristic import HeuristicJudge
@@ -24,10 +24,10 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 @pytest.fixture
 def store(tmp_path):
     db = Store(tmp_path / "mirror.sqlite3")
-    db.put_issue(make_issue(number=1))
-    db.put_issue(make_issue(title="torch.linalg.svd fails on CUDA tensors", number=2))
-    db.put_issue(make_issue(title="How do I save a model?", number=3,
-                            body="How can I save and load my model? Is there a way to do it?"))
+    db.put_issue(svd_issue(number=1))
+    db.put_issue(svd_issue(title="torch.linalg.svd fails on CUDA tensors", number=2))
+    db.put_issue(svd_issue(title="How do I save a model?", number=3,
+                           body="How can I save and load my model? Is there a way to do it?"))
     yield db
     db.close()
 
@@ -69,7 +69,7 @@ def test_search_similar_ranks_shared_words(store, policy):
     session = Session(policy, StoreBackend(store, REPO), HeuristicJudge())
     _, result = call(build_server(session), "search_similar", {"number": 1, "limit": 2})
     assert [row["number"] for row in payload(result)] == [2, 3]
-    assert similar_by_words(make_issue(number=9, title="zzz", body="qqq"), list(store.issues()), 5) == []
+    assert similar_by_words(svd_issue(number=9, title="zzz", body="qqq"), list(store.issues()), 5) == []
 
 
 def test_read_policy_lists_no_forbidden_label(store, policy):

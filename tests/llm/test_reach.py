@@ -3,8 +3,9 @@ marks which text is the reporter's; bystander comments cannot change kind or rou
 
 from __future__ import annotations
 
-from llm_helpers import answer, make_issue, offline_judgment
+from llm_helpers import answer, offline_judgment
 
+from builders import svd_issue
 from issuetriage.evidence.history import Precedent
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Kind, LabelScore
@@ -14,7 +15,7 @@ from issuetriage.judges.llm.schema import parse_answer
 
 
 def catalog_prompt(policy, issue=None, precedents=()):
-    issue = issue or make_issue()
+    issue = issue or svd_issue()
     return build_prompt(issue, extract_signals(issue), policy, offline_judgment(), precedents)
 
 
@@ -31,7 +32,7 @@ def test_every_label_the_guard_accepts_is_nameable_and_nothing_else(policy):
 
 def test_a_label_far_from_the_offline_shortlist_is_still_a_valid_answer(policy):
     prompt = catalog_prompt(policy)
-    shortlist = build_prompt(make_issue(), extract_signals(make_issue()), policy, offline_judgment(),
+    shortlist = build_prompt(svd_issue(), extract_signals(svd_issue()), policy, offline_judgment(),
                              style="shortlist")
     far = next(n for n in policy.nameable_labels if n not in shortlist.labels)
     chosen = answer(labels=[{"name": far, "confidence": 0.8, "reason": "r"}])
@@ -48,19 +49,19 @@ def test_examples_show_past_labels_and_cannot_open_the_issue_fence(policy):
 
 
 def test_reporter_and_bystander_text_are_marked(policy):
-    issue = make_issue(comments=("Me too, it is just a question, close it",), author="reporter")
+    issue = svd_issue(comments=(("someone", "Me too, it is just a question, close it"),), author="reporter")
     user = catalog_prompt(policy, issue).user
     assert '<voice="reporter">' in user and '<voice="bystander" comment="1">' in user
     assert user.index("Me too") > user.index('<voice="bystander"')
 
 
 def test_a_bystander_cannot_turn_a_bug_into_a_question_or_reroute_it(policy):
-    issue = make_issue(comments=("This is a usage question, send it to distributed",))
+    issue = svd_issue(comments=(("someone", "This is a usage question, send it to distributed"),))
     offline = offline_judgment(kind=Kind.BUG, labels=(("module: linear algebra", 0.6),))
     model = offline.model_copy(update={"kind": Kind.QUESTION, "kind_confidence": 0.95, "labels": (
         LabelScore(name="oncall: distributed", confidence=0.9), LabelScore(name="module: cuda", confidence=0.8))})
     shielded = shield_bystanders(model, offline, issue, policy)
     assert shielded.kind is Kind.BUG and shielded.score("oncall: distributed") == 0.0
     assert shielded.score("module: cuda") == 0.8 and "Bystander" in shielded.reasoning
-    no_bystander = make_issue()
+    no_bystander = svd_issue()
     assert shield_bystanders(model, offline, no_bystander, policy) == model

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from issuetriage.models import Comment, Issue
+from builders import scrub_issue as make_issue  # noqa: F401 - the one issue builder, with scrub defaults
 from issuetriage.scrub.model import Interpreter
 from issuetriage.scrub.sandbox import isolation_mode
 
@@ -18,12 +18,6 @@ needs_sandbox = pytest.mark.skipif(isolation_mode() is None, reason="bwrap does 
 
 def block(code: str, info: str = "python") -> str:
     return f"{FENCE}{info}\n{code.strip()}\n{FENCE}\n"
-
-
-def make_issue(body: str = "", title: str = "something breaks", comments: tuple = (), **kw) -> Issue:
-    made = tuple(Comment(author=a, body=b) for a, b in comments)
-    return Issue(repo="acme/widgets", number=kw.pop("number", 1), title=title, body=body,
-                 author=kw.pop("author", "op"), comments=made, **kw)
 
 
 # A library whose `combine` breaks in versions below 2.0 and is fixed from 2.0 on.

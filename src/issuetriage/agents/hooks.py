@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from issuetriage.agents.gh_commands import MCP_COMMENT, Mutation, Refused, parse, rewrite
-from issuetriage.github.auth import redact
 
 if TYPE_CHECKING:  # imported when a call must be checked: a hook with nothing to do stays fast
     from issuetriage.engine.decided import Decided
@@ -55,6 +54,8 @@ def log(env: Mapping[str, str], event: str, message: str) -> None:
     path = env.get("TRIAGE_HOOK_DEBUG_LOG")
     if not path:
         return
+    from issuetriage.github.auth import redact  # only with a log: it imports subprocess and more
+
     secrets = tuple(env[k] for k in ("GITHUB_TOKEN", "GH_TOKEN", "GITHUB_APP_PRIVATE_KEY") if env.get(k))
     line = f"[{datetime.now(UTC).isoformat()}] [{event}] {redact(message, secrets)}\n"
     try:

@@ -5,9 +5,9 @@ Each feature registers its commands from its own module, listed in COMMAND_MODUL
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated
 
 import typer
@@ -17,6 +17,7 @@ try:  # typer >= 0.29 vendors its own click; older releases use the click packag
 except ImportError:  # pragma: no cover - depends on the installed typer
     import click.exceptions as click_exceptions  # type: ignore[no-redef]
 
+from issuetriage.cli.help import load_renderer, wants_help
 from issuetriage.cli.options import json_alias
 from issuetriage.errors import TriageError
 
@@ -34,6 +35,8 @@ app = typer.Typer(
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # ~15 ms: only for --version
+
     try:
         return version("issuetriage")
     except PackageNotFoundError:  # run from a source tree that was never installed
@@ -50,6 +53,7 @@ def _show_version(value: bool) -> None:
 def _root(version_: Annotated[bool, typer.Option(
         "--version", callback=_show_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
     """Triage GitHub issues with a fixed decision tree, policy as data and one guard."""
+    gc.enable()  # a command runs: start-up is over (`issuetriage.cli.main` turned it off)
 
 COMMAND_MODULES = (
     "issuetriage.cli.engine",
@@ -88,6 +92,8 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning our errors into one line and exit code 2."""
     _register()
     argv = json_alias(sys.argv[1:] if argv is None else list(argv))
+    if wants_help(argv):
+        load_renderer()  # typer's help renderer, without the rich parts it never uses here
     try:
         # standalone_mode=False returns a command's typer.Exit code instead of raising it
         code = app(args=argv, prog_name="issuetriage", standalone_mode=False)

@@ -6,20 +6,19 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.progress import Progress
 
 from issuetriage.cli.options import Format, FormatOpt, IssueFileOpt, JudgeOpt, ModelOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.cli.render import plan_text, plans_table, why
-from issuetriage.engine.pipeline import triage_with
-from issuetriage.judges.factory import get_judge
-from issuetriage.models import Plan
 from issuetriage.policy import load_profile
-from issuetriage.records import read_issues, read_issues_jsonl
-from issuetriage.store.sqlite import Store
+
+if TYPE_CHECKING:  # the engine, the store and rich load inside the commands: `--help` needs none
+    from rich.console import Console
+
+    from issuetriage.models import Plan
+    from issuetriage.store.sqlite import Store
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "demo_issues.jsonl"
 
@@ -27,6 +26,10 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "demo_issues.json
 def plan_file(source: str, profile: str, fmt: Format, judge_name: str, model: Path | None) -> int:
     """Plan every issue in a file or stdin (`-`); validates all input before printing a plan.
     One issue prints one plan (indented JSON); several print one plan per line."""
+    from issuetriage.engine.pipeline import triage_with
+    from issuetriage.judges.factory import get_judge
+    from issuetriage.records import read_issues
+
     policy = load_profile(profile)
     judge = get_judge(judge_name, model, profile=profile)
     issues = read_issues(source)
@@ -79,7 +82,10 @@ def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: P
     without writing them, and a plan with a demoted label waits for review. A profile is one
     repository's policy: other repos are left alone. The report lists each decision, and each
     skipped issue and why."""
+    from rich.progress import Progress
+
     from issuetriage.act.flow import act, engine
+    from issuetriage.judges.factory import get_judge
     from issuetriage.live.demotion import holder
     from issuetriage.store.applier import StoreApplier
 
@@ -130,6 +136,7 @@ def demo(console: Console, profile: str = "pytorch") -> list:
     show the table."""
     from issuetriage.act.flow import act, engine
     from issuetriage.store.applier import StoreApplier
+    from issuetriage.store.sqlite import Store
 
     policy = load_profile(profile)
     rows = []
@@ -164,6 +171,8 @@ def register(app: typer.Typer) -> None:
     @app.command("demo")
     def demo_cmd(profile: ProfileOpt = "pytorch", fmt: FormatOpt = Format.text) -> None:
         """Run the whole engine offline on ~20 sample issues. Example: issuetriage demo"""
+        from rich.console import Console
+
         console = Console(width=None if sys.stdout.isatty() else 160,
                           stderr=fmt is Format.json, quiet=fmt is Format.json)
         rows = demo(console, profile)
@@ -183,6 +192,10 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Triage every untriaged issue in the local store. Example: issuetriage run --store t.db --apply"""
+        from rich.console import Console
+
+        from issuetriage.store.sqlite import Store
+
         console = Console(stderr=True)
         with Store(store, create=False) as db:
             report = run_store(db, profile, apply, judge, model, repo, console, shadow)
@@ -196,6 +209,8 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Why did the bot do that? Print the audit log. Example: issuetriage audit --store t.db --issue 42"""
+        from issuetriage.store.sqlite import Store
+
         with Store(store, create=False) as db:
             rows = audit_rows(db, repo, issue)
         emit(fmt, rows, audit_text(rows))
@@ -205,16 +220,19 @@ def register(app: typer.Typer) -> None:
     @store_app.command("import")
     def store_import(
         file: Annotated[str, typer.Argument(help="JSONL of issue records (`-` reads stdin).")],
-        store: StoreOpt = Path("issuetriage.db"),
+        store: StoreOpt = "issuetriage.db",
         repo: Annotated[Optional[str], typer.Option("--repo", help="OWNER/NAME for records without one.")] = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Import issues into the store (all or nothing). Example: issuetriage store import issues.jsonl --store t.db"""
+        from issuetriage.records import read_issues_jsonl
+        from issuetriage.store.sqlite import Store
+
         issues = read_issues_jsonl(file, repo)
         with Store(store) as db:  # after reading: a bad file creates no store
             count = db.put_issues(issues)
             total = db.count("issues")
-        emit(fmt, {"imported": count, "store": str(store), "stored": total},
-             f"imported {count} issue(s) into {store} ({total} stored)")
+        emit(fmt, {"imported": count, "store": db.path, "stored": total},
+             f"imported {count} issue(s) into {db.path} ({total} stored)")
 
     app.add_typer(store_app, name="store")

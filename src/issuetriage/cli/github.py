@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.progress import Progress
 
 from issuetriage.cli.options import Format, FormatOpt, JudgeOpt, ModelOpt, OptionalStoreOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.errors import UserError
@@ -40,7 +38,7 @@ def _client(repo: str):  # noqa: ANN202
 
 
 def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path | None,
-               store_path: Path | None, keep_subscription: bool, fmt: Format) -> int:
+               store_path: str | None, keep_subscription: bool, fmt: Format) -> int:
     """Run one live triage through the one flow; returns the exit code (1 when the outcome check
     says no_action)."""
     from issuetriage.act.flow import PULL_REQUEST
@@ -119,11 +117,14 @@ def register(app: typer.Typer) -> None:
     @app.command("sync")
     def sync_cmd(
         repo: Annotated[str, typer.Argument(help="OWNER/REPO")],
-        store: StoreOpt = Path("issuetriage.db"),
+        store: StoreOpt = "issuetriage.db",
         since: Annotated[Optional[str], typer.Option("--since", help="ISO date; default: since the last sync.")] = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Mirror issues, comments and labels into the store. Example: issuetriage sync OWNER/REPO --store t.db"""
+        from rich.console import Console
+        from rich.progress import Progress
+
         from issuetriage.github.sync import sync
         from issuetriage.store.sqlite import Store
 
@@ -187,7 +188,7 @@ def register(app: typer.Typer) -> None:
         limit: Annotated[int, typer.Option("--limit", min=1)] = 50,
         budget: Annotated[int, typer.Option("--budget", min=1, help="Most API calls to spend.")] = 500,
         apply: Annotated[bool, typer.Option("--apply")] = False,
-        store: StoreOpt = Path("issuetriage.db"),
+        store: StoreOpt = "issuetriage.db",
         profile: ProfileOpt = "pytorch",
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,

@@ -5,21 +5,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from issuetriage.cli.options import STORE_ENV, Format, FormatOpt, ProfileOpt, emit
 from issuetriage.errors import UserError
-from issuetriage.judges.factory import get_judge
-from issuetriage.models import Issue
 from issuetriage.policy import load_profile
-from issuetriage.records import read_issues
-from issuetriage.store.sqlite import Store
+
+if TYPE_CHECKING:  # the judges, records and the store load inside the commands
+    from issuetriage.models import Issue
 
 
 def _read_issue(source: str, number: int | None) -> Issue:
     """The one issue in a file (or stdin), or the one numbered `number` among several."""
+    from issuetriage.records import read_issues
+
     issues = read_issues(source)
     found = next((i for i in issues if number is None or i.number == number), None)
     if found is None:
@@ -32,6 +33,7 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
     $ISSUETRIAGE_LLM_HISTORY when it names a labelled corpus."""
     from issuetriage.evidence.history import load_history
     from issuetriage.evidence.signals import extract_signals
+    from issuetriage.judges.factory import get_judge
     from issuetriage.judges.llm.judge import request
     from issuetriage.judges.llm.prompt import PROMPT_VERSIONS
 
@@ -76,12 +78,14 @@ def config_text(config: dict[str, object]) -> str:
     return "\n".join(f"{key}: {value}" for key, value in config.items())
 
 
-def serve_mcp(profile: str, store_path: Path | None, github_repo: str | None,
+def serve_mcp(profile: str, store_path: str | None, github_repo: str | None,
               repo: str | None, issues: list[int], apply: bool) -> None:
     """Start the MCP server over stdio on the store mirror, or on GitHub with the store (default
     issuetriage.db when applying) as the audit log."""
     from issuetriage.agents.mcp_server import serve
     from issuetriage.agents.session import Backend, GitHubBackend, Session, StoreBackend
+    from issuetriage.judges.factory import get_judge
+    from issuetriage.store.sqlite import Store
 
     policy = load_profile(profile)
     if store_path is None and github_repo is None:
@@ -91,7 +95,7 @@ def serve_mcp(profile: str, store_path: Path | None, github_repo: str | None,
     if github_repo:
         from issuetriage.github.client import GitHubClient
 
-        audit = Store(store_path or Path("issuetriage.db")) if (store_path or apply) else None
+        audit = Store(store_path or "issuetriage.db") if (store_path or apply) else None
         backend = GitHubBackend(GitHubClient.from_env(repo=github_repo), github_repo, audit)
     else:
         assert store_path is not None
@@ -104,7 +108,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("mcp")
     def mcp_cmd(
-        store: Annotated[Optional[Path], typer.Option(
+        store: Annotated[Optional[str], typer.Option(
             "--store", envvar=STORE_ENV,
             help="Serve the local mirror; with --github, the audit log (default issuetriage.db when applying).")] = None,
         github: Annotated[Optional[str], typer.Option("--github", help="Serve OWNER/REPO live.")] = None,

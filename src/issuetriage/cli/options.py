@@ -25,9 +25,11 @@ ModelOpt = Annotated[Optional[Path], typer.Option("--model", help="A model made 
 JudgeOpt = Annotated[str, typer.Option(
     "--judge", help="auto (learned with --model, hybrid when an LLM is configured, else heuristic), "
                     "heuristic, learned, llm or hybrid.")]
-StoreOpt = Annotated[Path, typer.Option("--store", envvar=STORE_ENV, help="The local SQLite store.")]
-OptionalStoreOpt = Annotated[Optional[Path], typer.Option("--store", envvar=STORE_ENV,
-                                                          help="Also record in this SQLite store.")]
+# a str, not a Path: a Path would fold the `//` of a postgresql:// URL
+StoreOpt = Annotated[str, typer.Option("--store", envvar=STORE_ENV,
+                                       help="The store: a SQLite file, or a postgresql:// URL.")]
+OptionalStoreOpt = Annotated[Optional[str], typer.Option(
+    "--store", envvar=STORE_ENV, help="Also record in this store (a SQLite file or a postgresql:// URL).")]
 FormatOpt = Annotated[Format, typer.Option("--format", help="text or json (`--json` is the same as "
                                                             "`--format json`).")]
 IssueFileOpt = Annotated[str, typer.Option(

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from issuetriage.cli.options import Format, FormatOpt, emit
 from issuetriage.errors import UserError
-from issuetriage.policy import PROFILES_DIR, LabelSpec, Policy, load_profile, profile_problems
-from issuetriage.policy.importer import import_profile
-from issuetriage.policy.init import init_profile
+from issuetriage.policy import PROFILES_DIR, load_profile
+
+if TYPE_CHECKING:  # the policy models and rich load inside the commands
+    from rich.table import Table
+
+    from issuetriage.policy import LabelSpec, Policy
 
 GROUPS = ("area", "queue", "topic", "other")
 
@@ -30,6 +31,8 @@ def grouped(policy: Policy) -> dict[str, list[LabelSpec]]:
 
 def labels_table(policy: Policy) -> Table:
     """One rich table of the catalog, a section per group with its count."""
+    from rich.table import Table
+
     table = Table(title=f"profile {policy.name}: {len(policy.labels)} labels", show_lines=False)
     table.add_column("label", style="bold", no_wrap=True)
     table.add_column("signals", justify="right")
@@ -51,6 +54,8 @@ def register(app: typer.Typer) -> None:
     def check(profile: Annotated[str, typer.Argument(help="A shipped profile name or a folder.")],
               fmt: FormatOpt = Format.text) -> None:
         """Validate a profile and list every problem at once. Example: issuetriage profile check ./myprofile"""
+        from issuetriage.policy import profile_problems
+
         path = Path(profile) if Path(profile).is_dir() else PROFILES_DIR / profile
         if not path.is_dir():
             load_profile(profile)  # the one "unknown profile" message
@@ -73,6 +78,8 @@ def register(app: typer.Typer) -> None:
             emit(fmt, {group: [spec.model_dump(mode="json") for spec in specs]
                        for group, specs in grouped(policy).items()}, "")
         else:
+            from rich.console import Console
+
             Console().print(labels_table(policy))
 
     @profile_app.command("init")
@@ -88,6 +95,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Create a working profile for any repository from its labels.
         Example: gh label list --json name,description > labels.json && issuetriage profile init myprofile --repo OWNER/NAME --labels labels.json"""
+        from issuetriage.policy.init import init_profile
+
         policy = init_profile(out, repo, labels, name, project)
         families = policy.meta.families
         emit(fmt, {"profile": str(out), "name": policy.name, "repo": policy.meta.repo,
@@ -109,6 +118,8 @@ def register(app: typer.Typer) -> None:
         """Build a profile from PyTorch-format skill files on top of a base profile (for a new
         repository, use `profile init`).
         Example: issuetriage profile import --labels labels.json --templates templates.json --out myprofile"""
+        from issuetriage.policy.importer import import_profile
+
         if out is None:
             raise UserError("give the new profile folder with --out")
         policy = import_profile(labels or [], templates or [], out, base)

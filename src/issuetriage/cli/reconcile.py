@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -30,7 +29,7 @@ def register(app: typer.Typer) -> None:
             "--profile", envvar="ISSUETRIAGE_PROFILE",
             help="The profile of repositories $ISSUETRIAGE_APP_PROFILES does not map.")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be done; do nothing.")] = False,
-        store: StoreOpt = Path("issuetriage.db"),
+        store: StoreOpt = "issuetriage.db",
         queue: Annotated[Optional[str], typer.Option(
             "--queue", envvar="ISSUETRIAGE_QUEUE", help="The service's queue (as for `issuetriage worker`).")] = None,
         fmt: FormatOpt = Format.text,
@@ -60,14 +59,13 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
 
-def _queue(store: Path, queue: str | None) -> tuple[Enqueue, Callable[[str, int], bool]]:
+def _queue(store: str, queue: str | None) -> tuple[Enqueue, Callable[[str, int], bool]]:
     """The service queue's submit (what the receiver enqueues with: a triage job, coalesced with
     one already pending for the issue), and whether the store recorded a delivery for an issue."""
-    from issuetriage.errors import StoreError
     from issuetriage.service.app import open_jobs  # the queue of `issuetriage serve` / `worker`
+    from issuetriage.store.sqlite import Store
 
-    if not store.exists():
-        raise StoreError(f"{store}: no such store (the service's --store)")
+    Store(store, create=False).close()  # "no such store" (the service's --store), or unreachable
     jobs = open_jobs(store, queue)
     return ((lambda repo, number, installation, reason: jobs.submit("triage", repo, number, installation)),
             jobs.store().has_delivery)

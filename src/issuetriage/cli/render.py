@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from rich.table import Table
+from typing import TYPE_CHECKING
 
-from issuetriage.models import Plan
+if TYPE_CHECKING:  # rich loads only when a table is drawn
+    from rich.table import Table
+
+    from issuetriage.models import Plan
 
 
 def why(plan: Plan) -> str:
@@ -36,6 +39,8 @@ def plan_text(plan: Plan) -> str:
 
 def plans_table(rows: list[tuple[str, Plan]], title: str) -> Table:
     """Issue, decision, labels, template and why, one row per plan."""
+    from rich.table import Table
+
     table = Table(title=title, show_lines=False, expand=True)
     for column, style in (("issue", "bold"), ("decision", "cyan"), ("labels", "green"),
                           ("template", "magenta"), ("why", "")):

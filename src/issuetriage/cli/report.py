@@ -11,7 +11,6 @@ import typer
 from issuetriage.cli.options import Format, FormatOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
-from issuetriage.store.sqlite import Store
 
 
 def register(app: typer.Typer) -> None:
@@ -30,6 +29,7 @@ def register(app: typer.Typer) -> None:
         """Write the static live-quality report. Example: issuetriage report --store t.db --out report/"""
         from issuetriage.live import demotion
         from issuetriage.report import data, html
+        from issuetriage.store.sqlite import Store
 
         policy = load_profile(profile)
         with Store(store, create=False) as db:
@@ -47,6 +47,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Export what humans corrected as a training corpus. Example: issuetriage corrections --store t.db --out c.jsonl"""
         from issuetriage.live.corrections import write_corpus
+        from issuetriage.store.sqlite import Store
 
         with Store(store, create=False) as db:
             count = write_corpus(db, load_profile(profile), out)
@@ -62,6 +63,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Remind, then close, issues whose reporter went quiet. Example: issuetriage stale --store t.db"""
         from issuetriage.live.stale import follow_up
+        from issuetriage.store.sqlite import Store
 
         try:
             when = datetime.fromisoformat(now) if now else datetime.now(UTC)

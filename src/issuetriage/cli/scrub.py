@@ -111,7 +111,7 @@ def _closing_policy(profile: str) -> Policy:
     return policy
 
 
-def _close(result: ScrubReport, issue: Issue, policy: Policy, store_path: Path | None) -> dict[str, object] | None:
+def _close(result: ScrubReport, issue: Issue, policy: Policy, store_path: str | None) -> dict[str, object] | None:
     """Close `issue` as fixed through the one flow when `result` shows it; one summary on stderr."""
     from issuetriage.cli.github import report_json, report_text
     from issuetriage.github.apply import GitHubApplier

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -39,6 +38,7 @@ def register(app: typer.Typer) -> None:
         """Receive webhooks (POST /webhook) and triage them with --workers threads; the review app
         stays at /. Example: GITHUB_WEBHOOK_SECRET=... issuetriage serve --store t.db --workers 2"""
         from issuetriage.errors import TriageError, UserError
+        from issuetriage.store.engines import redacted
         from issuetriage.web.app import check_bind, create_app
 
         try:
@@ -49,8 +49,8 @@ def register(app: typer.Typer) -> None:
         check_bind(host, allow_remote)
         hosts = ["*"] if allow_remote else None
         if no_webhook:
-            alone = create_app(Path(store), load_profile(profile), reviewer, allowed_hosts=hosts)
-            typer.echo(f"serving {store} on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
+            alone = create_app(store, load_profile(profile), reviewer, allowed_hosts=hosts)
+            typer.echo(f"serving {redacted(store)} on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
             uvicorn.run(alone, host=host, port=port, log_level="warning")
             return
         from issuetriage.cli.service import open_jobs
@@ -59,11 +59,11 @@ def register(app: typer.Typer) -> None:
 
         secrets = settings_secrets(os.environ.get("GITHUB_WEBHOOK_SECRET"),
                                    os.environ.get("GITHUB_WEBHOOK_SECRET_PREVIOUS"))
-        jobs = open_jobs(Path(store), queue, repo, profile, judge, model)
+        jobs = open_jobs(store, queue, repo, profile, judge, model)
         json_logs()
         review: Starlette | None = None
         try:
-            review = create_app(Path(store), load_profile(profile), reviewer, allowed_hosts=hosts)
+            review = create_app(store, load_profile(profile), reviewer, allowed_hosts=hosts)
         except TriageError as exc:  # the receiver does not depend on the review app
             logging.getLogger("issuetriage.service").warning("review app not mounted", extra={"reason": str(exc)})
         jobs.recover(force=True)  # whatever an earlier receiver recorded but may not have enqueued

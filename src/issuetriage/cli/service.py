@@ -26,7 +26,7 @@ RefsArg = Annotated[list[str], typer.Argument(help="OWNER/REPO#N (every job of t
 WorkersOpt = Annotated[int, typer.Option("--workers", min=0, help="Worker threads (serve) or processes (worker).")]
 
 
-def open_jobs(store: Path, queue: str | None, repos: list[str] | None, profile: str, judge: str,
+def open_jobs(store: str, queue: str | None, repos: list[str] | None, profile: str, judge: str,
               model: Path | None) -> Jobs:
     """The queue and its jobs for the command line's settings (App mode when GITHUB_APP_ID is set)."""
     from issuetriage.cli.github import check_repo
@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("worker")
     def worker_cmd(
-        store: StoreOpt = Path("issuetriage.db"),
+        store: StoreOpt = "issuetriage.db",
         queue: QueueOpt = None,
         workers: WorkersOpt = 1,
         repo: RepoOpt = None,
@@ -61,16 +61,15 @@ def register(app: typer.Typer) -> None:
 
     queue_app = typer.Typer(help="The service's queue: pending jobs and dead letters.", no_args_is_help=True)
 
-    def _jobs(store: Path, queue: str | None) -> Jobs:
-        from issuetriage.errors import StoreError
+    def _jobs(store: str, queue: str | None) -> Jobs:
         from issuetriage.service.app import open_jobs as open_
+        from issuetriage.store.sqlite import Store
 
-        if not store.exists():
-            raise StoreError(f"{store}: no such store")
+        Store(store, create=False).close()  # one line when there is no such store (file or URL)
         return open_(store, queue)
 
     @queue_app.command("list")
-    def queue_list(store: StoreOpt = Path("issuetriage.db"), queue: QueueOpt = None,
+    def queue_list(store: StoreOpt = "issuetriage.db", queue: QueueOpt = None,
                    fmt: FormatOpt = Format.text) -> None:
         """Pending and retrying jobs, and the dead letters. Example: issuetriage queue list --store t.db"""
         jobs = _jobs(store, queue)
@@ -84,7 +83,7 @@ def register(app: typer.Typer) -> None:
         lines.append(f"{len(pending)} pending, {len(retrying)} retrying, {len(dead)} dead letter(s)")
         emit(fmt, {"pending": pending, "retrying": retrying, "dead": dead}, "\n".join(lines))
 
-    def _mend(refs: list[str], store: Path, queue: str | None, retry: bool, fmt: Format) -> None:
+    def _mend(refs: list[str], store: str, queue: str | None, retry: bool, fmt: Format) -> None:
         from issuetriage.errors import UserError
 
         jobs = _jobs(store, queue)
@@ -101,13 +100,13 @@ def register(app: typer.Typer) -> None:
              "\n".join(f"{verb} {k} {r}#{n}" for k, r, n in chosen))
 
     @queue_app.command("retry")
-    def queue_retry(refs: RefsArg, store: StoreOpt = Path("issuetriage.db"), queue: QueueOpt = None,
+    def queue_retry(refs: RefsArg, store: StoreOpt = "issuetriage.db", queue: QueueOpt = None,
                     fmt: FormatOpt = Format.text) -> None:
         """Put dead letters back on the queue. Example: issuetriage queue retry pytorch/pytorch#12 --store t.db"""
         _mend(refs, store, queue, True, fmt)
 
     @queue_app.command("drop")
-    def queue_drop(refs: RefsArg, store: StoreOpt = Path("issuetriage.db"), queue: QueueOpt = None,
+    def queue_drop(refs: RefsArg, store: StoreOpt = "issuetriage.db", queue: QueueOpt = None,
                    fmt: FormatOpt = Format.text) -> None:
         """Forget dead letters (their deliveries stay recorded as dead). Example: issuetriage queue drop all --store t.db"""
         _mend(refs, store, queue, False, fmt)

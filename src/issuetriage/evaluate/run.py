@@ -95,6 +95,8 @@ def replay_corpus(corpus_path: str | Path, profile: str = "pytorch", judge: str 
         raise UserError("--folds and --sample train a model per split: leave out --model")
     if not split and judge == "learned" and model_dir is None:
         raise UserError("the learned judge needs --model MODEL_DIR, or --folds K to train per fold")
+    if options.neighbours and not split:
+        raise UserError("--neighbours fits its vote on the training side: use --folds K or --sample N")
     if options.answers is not None and judge not in ("llm", "hybrid"):
         raise UserError("--answers replays recorded LLM answers: use --judge llm or hybrid")
     policy = load_profile(profile)

@@ -47,7 +47,7 @@ def json_logs(level: int = logging.INFO) -> None:
         logger.propagate = False
 
 
-def open_jobs(store: Path, queue_url: str | None, resolver: Resolver | None = None, judge: str = "auto",
+def open_jobs(store: str | Path, queue_url: str | None, resolver: Resolver | None = None, judge: str = "auto",
               model: Path | None = None, clock: Clock | None = None) -> Jobs:
     """The queue (ISSUETRIAGE_QUEUE, or the embedded file next to the store) and its jobs;
     without a resolver it can list and mend the queue but not run jobs."""

@@ -78,6 +78,9 @@ def open_huey(url: str | None, store: str | Path) -> Huey:
         return huey
     if url and not url.startswith("sqlite:"):
         raise UserError(f"ISSUETRIAGE_QUEUE={url!r}: expected redis://HOST[:PORT][/DB] or sqlite:PATH")
+    if not url and "://" in str(store):
+        raise UserError("a database store has no file to keep the queue beside: give ISSUETRIAGE_QUEUE "
+                        "(--queue redis://... or sqlite:PATH)")
     path = url.removeprefix("sqlite:") if url else default_path(store)
     return SqliteHuey(NAME, filename=path, storage_class=_QueueFile, **common)
 

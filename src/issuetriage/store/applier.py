@@ -3,6 +3,11 @@
 Writes change the stored issue the way GitHub would (labels appended, the one comment posted by
 the bot, body edited, closed, a transfer closes the local copy and notes where it went), inside
 the store's transaction together with the audit row.
+
+Many workers may share the store, so the write first locks the issue's row and checks that the
+issue is still the one the flow read and decided on; if another worker changed it in between,
+the write refuses (`StoreConflict`) and the whole transaction, audit row included, rolls back.
+Running the flow again then reads the new state: usually the done marker, so it skips.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import ClassVar
 from issuetriage.engine.effects import Effects
 from issuetriage.models import Comment, Issue, Plan
 from issuetriage.policy import Policy
-from issuetriage.store.sqlite import BOT_AUTHOR, Store
+from issuetriage.store.sqlite import BOT_AUTHOR, Store, StoreConflict
 
 
 class StoreApplier:
@@ -41,6 +46,10 @@ class StoreApplier:
         return tuple(effects.describe())
 
     def write(self, plan: Plan, effects: Effects, issue: Issue, policy: Policy) -> tuple[Issue, tuple[str, ...]]:
+        with self.store.transaction():  # within atomic(): the lock is held until the audit row is in
+            if self.store.get_issue(issue.repo, issue.number, lock=True) != issue:
+                raise StoreConflict(f"{issue.ref} changed in {self.store.path} while it was being "
+                                    "triaged (another worker?); nothing written, run again")
         if effects.empty:
             return issue, ()
         comments = issue.comments

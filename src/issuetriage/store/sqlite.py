@@ -1,13 +1,14 @@
-"""The local SQLite mirror: issues, comments, and the audit log of every plan with its trace.
+"""The store: issues, comments, and the audit log of every plan with its trace, on a SQLite file
+(the default) or a PostgreSQL database (a `postgresql://` URL) that many workers share.
 
 Schema changes are numbered migrations recorded in `schema_migrations`, all listed here so any
-store opens in any command. Every write is one transaction: all or nothing.
+store opens in any command; each is written once, in the SQL both engines share (`engines.py`
+translates the few spellings that differ). Every write is one transaction: all or nothing.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ from issuetriage.judges.base import Judgment
 from issuetriage.models import Comment, Issue, Plan
 from issuetriage.policy import Policy
 from issuetriage.records import read_issues_jsonl
+from issuetriage.store.engines import one_line, open_engine
 
 
 @dataclass(frozen=True)
@@ -84,20 +86,27 @@ MIGRATIONS: list[Migration] = [
 BOT_AUTHOR = "issuetriage[bot]"
 
 
+class StoreConflict(StoreError):
+    """The issue changed in the store between the flow's read and its write (another worker
+    acted on it): nothing was written; running the flow again sees the change."""
+
+
 class Store:
-    """A SQLite file (or ':memory:') holding a mirror of issues and the audit log."""
+    """A SQLite file (or ':memory:') or a PostgreSQL URL holding a mirror of issues and the audit log."""
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
-        self.path = str(path)
-        if self.path != ":memory:" and not create and not Path(self.path).exists():
-            raise StoreError(f"{self.path}: no such store")
+        self.engine = open_engine(str(path), create)
+        self.path = self.engine.name  # for messages: never a password
+        self.db = self.engine.db
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None)
-            self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a usable store ({exc})") from None
+            self.engine.ready()
+        except self.engine.errors as exc:
+            self.db.close()
+            raise StoreError(f"{self.path}: not a usable store ({one_line(exc)})") from None
+        except BaseException:
+            self.db.close()
+            raise
 
     def close(self) -> None:
         self.db.close()
@@ -109,29 +118,32 @@ class Store:
         self.close()
 
     def _migrate(self) -> None:
-        """Apply the pending migrations in one transaction: a file that is not ours stays as it was."""
-        tracked = self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' "
-                                  "AND name='schema_migrations'").fetchone()
-        done = ({row[0] for row in self.db.execute("SELECT version FROM schema_migrations")}
-                if tracked else set())
-        known = {m.version for m in MIGRATIONS}
-        if done - known:
-            raise StoreError(f"{self.path}: made by a newer issuetriage (migrations {sorted(done - known)})")
-        pending = sorted((m for m in MIGRATIONS if m.version not in done), key=lambda m: m.version)
-        if not pending:
+        """Apply the pending migrations in one transaction: a file that is not ours stays as it was.
+
+        Checked again under the schema lock, since another worker may be migrating at the same time."""
+        if not self._pending():
             return
-        with _Transaction(self.db, self.path, "not a usable store"):
-            self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
-            for m in pending:
-                for statement in filter(str.strip, m.sql.split(";")):
+        with _Transaction(self, "not a usable store"):
+            self.engine.lock_schema()
+            self.db.execute(self.engine.ddl("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"))
+            for m in self._pending():
+                for statement in filter(str.strip, self.engine.ddl(m.sql).split(";")):
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
                                 (m.version, m.name, _now()))
 
+    def _pending(self) -> list[Migration]:
+        done = ({row[0] for row in self.db.execute("SELECT version FROM schema_migrations")}
+                if self.engine.has_table("schema_migrations") else set())
+        known = {m.version for m in MIGRATIONS}
+        if done - known:
+            raise StoreError(f"{self.path}: made by a newer issuetriage (migrations {sorted(done - known)})")
+        return sorted((m for m in MIGRATIONS if m.version not in done), key=lambda m: m.version)
+
     def transaction(self) -> _Transaction:
         """`with store.transaction():` — commit on success, roll back on any error."""
-        return _Transaction(self.db, self.path)
+        return _Transaction(self)
 
     # -- issues --------------------------------------------------------------------------------
 
@@ -152,14 +164,16 @@ class Store:
             [(issue.repo, issue.number, i, c.author, c.body, _iso(c.created_at), c.author_association)
              for i, c in enumerate(issue.comments)])
 
-    def get_issue(self, repo: str, number: int) -> Issue:
-        """One stored issue; UserError when it is not in the store."""
-        row = self.db.execute("SELECT * FROM issues WHERE repo=? AND number=?", (repo, number)).fetchone()
+    def get_issue(self, repo: str, number: int, *, lock: bool = False) -> Issue:
+        """One stored issue; UserError when it is not in the store. `lock` (in a transaction) keeps
+        other writers off the issue's row until commit."""
+        row = self.db.execute("SELECT * FROM issues WHERE repo=? AND number=?"
+                              + (self.engine.for_update if lock else ""), (repo, number)).fetchone()
         if row is None:
             raise UserError(f"{repo}#{number} is not in the store {self.path}")
         return self._issue(row)
 
-    def _issue(self, row: sqlite3.Row) -> Issue:
+    def _issue(self, row: Any) -> Issue:
         comments = [Comment(author=c["author"], body=c["body"], created_at=c["created_at"],
                             author_association=c["author_association"])
                     for c in self.db.execute("SELECT * FROM comments WHERE repo=? AND number=? "
@@ -214,14 +228,14 @@ class Store:
             info.setdefault("tokens_in", judgment.tokens_in)
             info.setdefault("tokens_out", judgment.tokens_out)
             info.setdefault("cost_usd", judgment.cost_usd)
-        cur = self.db.execute(
+        row = self.db.execute(
             "INSERT INTO audit (repo, number, recorded_at, judge, decision, plan, effects, applied, extra)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
+            " VALUES (?,?,?,?,?,?,?,?,?) RETURNING id",
             (plan.repo, plan.number, _now(),
              judge or plan.judge or (judgment.judge if judgment else "unknown"),
              plan.decision.value, json.dumps(plan.to_json()),
-             json.dumps(effects.__dict__ if effects else None), int(applied), json.dumps(info)))
-        return int(cur.lastrowid or 0)
+             json.dumps(effects.__dict__ if effects else None), int(applied), json.dumps(info))).fetchone()
+        return int(row[0])
 
     def apply(self, plan: Plan, policy: Policy, judgment: Judgment | None = None,
               extra: dict[str, Any] | None = None, judge: str | None = None,
@@ -345,33 +359,34 @@ class Store:
 class _Transaction:
     """Nested-safe transaction: only the outermost one commits or rolls back.
 
-    SQLite failures (a locked or read-only file, a full disk) become one-line StoreErrors.
+    Engine failures (a locked or read-only file, a full disk, a lost connection) become one-line
+    StoreErrors.
     """
 
-    def __init__(self, db: sqlite3.Connection, path: str, failure: str = "cannot write") -> None:
-        self.db = db
-        self.path = path
+    def __init__(self, store: Store, failure: str = "cannot write") -> None:
+        self.db, self.engine = store.db, store.engine
+        self.path = store.path
         self.failure = failure
         self.outer = False
 
     def __enter__(self) -> None:
         if not self.db.in_transaction:
             try:
-                self.db.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise StoreError(f"{self.path}: {self.failure} ({exc})") from None
+                self.db.execute(self.engine.begin)
+            except self.engine.errors as exc:
+                raise StoreError(f"{self.path}: {self.failure} ({one_line(exc)})") from None
             self.outer = True
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         if self.outer:
             try:
                 self.db.execute("ROLLBACK" if exc_type else "COMMIT")
-            except sqlite3.Error as failed:
+            except self.engine.errors as failed:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
-                raise StoreError(f"{self.path}: {self.failure} ({failed})") from None
-        if isinstance(exc, sqlite3.Error):
-            raise StoreError(f"{self.path}: {self.failure} ({exc})") from None
+                raise StoreError(f"{self.path}: {self.failure} ({one_line(failed)})") from None
+        if isinstance(exc, self.engine.errors):
+            raise StoreError(f"{self.path}: {self.failure} ({one_line(exc)})") from None
 
 
 def _now() -> str:

@@ -42,7 +42,7 @@ def check_bind(host: str, allow_remote: bool) -> None:
                         "(pass --allow-remote to bind it anyway)")
 
 
-def create_app(store_path: Path, policy: Policy, reviewer: str = "local",
+def create_app(store_path: str | Path, policy: Policy, reviewer: str = "local",
                allowed_hosts: list[str] | None = None, token: str | None = None) -> Starlette:
     """The app; `allowed_hosts` guards against DNS rebinding (default: loopback names only)."""
     csrf = token or secrets.token_urlsafe(32)

@@ -12,14 +12,20 @@ _TYPE_CONFIDENCE = 0.8
 
 
 def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
-    """Module labels (and the labels they imply), commonly missed labels and one type label;
+    """Module labels (at most MAX_MODULES, besides the commonly missed ones, and the labels they
+    imply), other labels and one type label;
     abstain when no module label is confident (or came from step 1.6)."""
     policy, judgment = ctx.policy, ctx.judgment
     threshold = policy.meta.thresholds.label
     # names outside the catalog go on to the guard, which rejects and reports them
     confident = [s for s in judgment.confident(threshold) if not policy.is_oncall(s.name)
                  and s.name not in policy.meta.type_labels and s.name not in policy.bot_label_names]
-    modules = [s.name for s in confident if policy.is_area(s.name)][:MAX_MODULES]
+    # the skill's "commonly missed" labels (crash, regression, windows, ...) are always checked
+    # for, so they never count against the cap on ordinary module labels
+    missed = policy.rules.commonly_missed
+    modules = [s.name for s in confident if policy.is_area(s.name) and s.name not in missed]
+    modules = modules[:MAX_MODULES] + [s.name for s in confident
+                                       if policy.is_area(s.name) and s.name in missed]
     others = [s.name for s in confident if not policy.is_area(s.name)]
     labels = modules + others
     labels += [label for label in policy.implied(labels) if not policy.is_oncall(label)]
