@@ -200,13 +200,14 @@ def test_a_repo_local_profile_named_like_a_shipped_one_does_not_get_its_llm_toml
     import shutil
 
     import issuetriage.policy as policies
+    from issuetriage.policy import loader
 
     shipped = tmp_path / "shipped"
     shutil.copytree(SHIPPED, shipped / "pytorch")
     (shipped / "pytorch" / "llm.toml").write_text('provider = "anthropic"\nmodel = "claude-sonnet-4-6"\n'
                                                  f'cache_dir = "{tmp_path / "llm"}"\n')
-    monkeypatch.setattr(policies, "PROFILES_DIR", shipped)
-    monkeypatch.setattr(policies, "_CACHE", {})
+    monkeypatch.setattr(loader, "PROFILES_DIR", shipped)
+    monkeypatch.setattr(loader, "_CACHE", {})
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")  # built, never called
     client, jobs, resolver = open_service(standin, clock, tmp_path, judge="auto")
     assert jobs.judge(policies.load_profile("pytorch")).name == "hybrid"  # the operator's own profile
