@@ -228,9 +228,8 @@ def test_a_worker_killed_between_its_writes_and_the_audit_leaves_one_audit_row_a
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
 def test_the_store_says_whether_an_issue_had_a_delivery_on_either_engine(engine, tmp_path):
     """What `reconcile` asks before it sweeps an issue in (Store.has_delivery)."""
-    from store.stores import store_url
-
     from issuetriage.store.sqlite import Store
+    from store.stores import store_url
 
     with store_url(engine, tmp_path) as url, Store(url) as store:
         assert not store.has_delivery("pytorch/pytorch", 7)
