@@ -220,3 +220,17 @@ def test_pull_requests_are_refused_before_any_write(standin, client, policy, dec
     assert report["applied"] is False and report["plan"] is None
     assert "pull request" in report["rejections"][0]["reason"]
     assert standin.writes == []
+
+
+def test_building_the_mcp_server_leaves_the_root_logger_alone(client, policy, monkeypatch):
+    """The SDK's server calls logging.basicConfig (a rich handler on stderr, at INFO) when the
+    root logger has no handler: every later INFO line of any library then reached stderr."""
+    import logging
+
+    from issuetriage.agents.mcp_server import build_server
+
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [])  # a process that configured no logging
+    monkeypatch.setattr(root, "level", logging.WARNING)
+    build_server(session(client, policy))
+    assert root.handlers == [] and root.level == logging.WARNING

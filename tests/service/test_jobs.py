@@ -223,3 +223,16 @@ def test_a_worker_killed_between_its_writes_and_the_audit_leaves_one_audit_row_a
     deliver(client, "issues", payload("issues", "edited", n))
     drain(jobs)
     assert len(jobs.store().audit(REPO, n)) == 1 and len(standin.writes) == written
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_the_store_says_whether_an_issue_had_a_delivery_on_either_engine(engine, tmp_path):
+    """What `reconcile` asks before it sweeps an issue in (Store.has_delivery)."""
+    from issuetriage.store.sqlite import Store
+    from store.stores import store_url
+
+    with store_url(engine, tmp_path) as url, Store(url) as store:
+        assert not store.has_delivery("pytorch/pytorch", 7)
+        store.add_delivery("d-1", "issues", "opened", "pytorch/pytorch", 7, 4242, "triage", 1.0)
+        store.add_delivery("d-2", "issues", "opened", "pytorch/vision", 8, 4242, "triage", 1.0)
+        assert store.has_delivery("pytorch/pytorch", 7) and not store.has_delivery("pytorch/pytorch", 8)

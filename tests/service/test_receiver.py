@@ -126,9 +126,9 @@ def test_human_label_change_is_recorded_once_as_a_label_event(client, jobs):
     assert len(jobs.huey) == 0  # recorded, not a job
 
 
-def test_installation_events_go_to_the_hook(client, jobs, monkeypatch):
+def test_installation_events_go_to_the_resolver(client, jobs, monkeypatch):
     seen = []
-    monkeypatch.setattr("issuetriage.service.receiver.installation_changed", lambda e, p: seen.append((e, p["action"])))
+    monkeypatch.setattr(jobs.resolver, "installation_changed", lambda e, p: seen.append((e, p["action"])))
     data = {"action": "added", "installation": {"id": 9}, "sender": {"login": "admin"},
             "repositories_added": [{"full_name": "pytorch/vision"}]}
     assert deliver(client, "installation_repositories", data).status_code == 202

@@ -4,6 +4,9 @@ https://modelcontextprotocol.io/specification"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from issuetriage.agents.session import Session
@@ -29,14 +32,29 @@ def _server_class() -> Any:
     return MCPServer
 
 
+@contextmanager
+def _root_logging_kept() -> Iterator[None]:
+    """The SDK's server configures the root logger when it is made (`logging.basicConfig` with a
+    rich handler on stderr, at INFO, whenever the root has no handler yet): a process-wide side
+    effect that put INFO lines of every library on the stderr of whatever ran next. Undo it."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
 def build_server(session: Session) -> Any:
     """An MCP server exposing the session's tools. They are coroutines so they run on the event
     loop's thread: the store's SQLite connection belongs to the thread that opened it."""
     mode = "Plans are applied." if session.apply else "Dry run: plans are checked, not applied."
-    server = _server_class()(
-        name="issuetriage",
-        instructions=INSTRUCTIONS.format(repo=session.backend.repo, profile=session.policy.name,
-                                         mode=mode))
+    with _root_logging_kept():
+        server = _server_class()(
+            name="issuetriage",
+            instructions=INSTRUCTIONS.format(repo=session.backend.repo, profile=session.policy.name,
+                                             mode=mode))
 
     @server.tool()
     async def get_issue(number: int) -> dict[str, Any]:

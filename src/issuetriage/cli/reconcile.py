@@ -67,9 +67,5 @@ def _queue(store: str, queue: str | None) -> tuple[Enqueue, Callable[[str, int],
 
     Store(store, create=False).close()  # "no such store" (the service's --store), or unreachable
     jobs = open_jobs(store, queue)
-    db = jobs.store().db
-
-    def seen(repo: str, number: int) -> bool:
-        return db.execute("SELECT 1 FROM deliveries WHERE repo=? AND number=? LIMIT 1", (repo, number)).fetchone() is not None
-
-    return (lambda repo, number, installation, reason: jobs.submit("triage", repo, number, installation)), seen
+    return ((lambda repo, number, installation, reason: jobs.submit("triage", repo, number, installation)),
+            jobs.store().has_delivery)

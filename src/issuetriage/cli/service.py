@@ -28,14 +28,13 @@ WorkersOpt = Annotated[int, typer.Option("--workers", min=0, help="Worker thread
 
 def open_jobs(store: str, queue: str | None, repos: list[str] | None, profile: str, judge: str,
               model: Path | None) -> Jobs:
-    """The queue and its jobs for the command line's settings (token mode)."""
+    """The queue and its jobs for the command line's settings (App mode when GITHUB_APP_ID is set)."""
     from issuetriage.cli.github import check_repo
-    from issuetriage.policy import load_profile
     from issuetriage.service.app import open_jobs as open_
-    from issuetriage.service.app import token_resolver
+    from issuetriage.service.app import resolver_from_env
 
-    served = tuple(check_repo(r) for r in repos) if repos else (load_profile(profile).meta.repo,)
-    return open_(store, queue, token_resolver(served, profile, os.environ), judge, model)
+    served = tuple(check_repo(r) for r in repos) if repos else ()
+    return open_(store, queue, resolver_from_env(served, profile, os.environ), judge, model)
 
 
 def register(app: typer.Typer) -> None:
@@ -55,8 +54,8 @@ def register(app: typer.Typer) -> None:
         Example: ISSUETRIAGE_QUEUE=redis://localhost:6379/0 issuetriage worker --store t.db --workers 2"""
         from issuetriage.service.app import json_logs, run_workers
 
-        json_logs()
         jobs = open_jobs(store, queue, repo, profile, judge, model)
+        json_logs()  # after the settings are checked: bad input leaves the process's logging alone
         jobs.recover(force=False)  # work whose worker died mid-job
         run_workers(jobs, max(workers, 1), processes=True)
 

@@ -15,6 +15,7 @@ from issuetriage.errors import UserError
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
+    from issuetriage.github.retry import Clock
     from issuetriage.service.jobs import Jobs
     from issuetriage.service.receiver import Receiver
     from issuetriage.service.resolver import Resolver
@@ -47,7 +48,7 @@ def json_logs(level: int = logging.INFO) -> None:
 
 
 def open_jobs(store: str | Path, queue_url: str | None, resolver: Resolver | None = None, judge: str = "auto",
-              model: Path | None = None) -> Jobs:
+              model: Path | None = None, clock: Clock | None = None) -> Jobs:
     """The queue (ISSUETRIAGE_QUEUE, or the embedded file next to the store) and its jobs;
     without a resolver it can list and mend the queue but not run jobs."""
     from issuetriage.service.jobs import Jobs, wal
@@ -57,17 +58,31 @@ def open_jobs(store: str | Path, queue_url: str | None, resolver: Resolver | Non
     huey = open_huey(queue_url, store)  # first: an unusable queue leaves no store behind
     with Store(store) as db:  # create and migrate it once, before any worker forks
         wal(db)
-    return Jobs(huey, store, resolver, judge, model)
+    return Jobs(huey, store, resolver, judge, model, clock)
 
 
-def token_resolver(repos: tuple[str, ...], profile: str, env: Mapping[str, str]) -> Resolver:
-    """Token mode: the given repositories as GITHUB_TOKEN with one profile."""
+def resolver_from_env(repos: tuple[str, ...], profile: str | None, env: Mapping[str, str],
+                      clock: Clock | None = None) -> Resolver:
+    """App mode when `GITHUB_APP_ID` is set: every installation, each repository with its own
+    profile (`ISSUETRIAGE_APP_PROFILES`, `profile` for the unmapped; None: they are refused); a budget that resets more
+    than MAX_BUDGET_WAIT away puts the job back on the queue. Token mode otherwise: `repos` (default:
+    the profile's repository) as GITHUB_TOKEN with `profile`. Every wait renews the job's issue lock."""
+    from issuetriage.service.queue import MAX_BUDGET_WAIT, lock_keeping
+
+    clock = lock_keeping(clock)
+    if env.get("GITHUB_APP_ID"):
+        from issuetriage.service.app_mode import AppResolver
+
+        if repos:
+            raise UserError("--repo is for token mode (GITHUB_TOKEN); as a GitHub App the service serves "
+                            "the repositories the App is installed on")
+        return AppResolver.from_env(env, default_profile=profile, clock=clock, max_wait=MAX_BUDGET_WAIT)
+    from issuetriage.policy import load_profile
     from issuetriage.service.resolver import TokenResolver
 
-    if env.get("GITHUB_APP_ID"):
-        raise UserError("service mode as a GitHub App needs the App resolver (service.resolver.Resolver); "
-                        "this build serves one repository as GITHUB_TOKEN")
-    return TokenResolver(repos, profile, env)
+    if profile is None:
+        raise UserError("the service as GITHUB_TOKEN needs --profile")
+    return TokenResolver(repos or (load_profile(profile).meta.repo,), profile, env, clock)
 
 
 def receiver_app(receiver: Receiver, review: Starlette | None = None) -> Starlette:

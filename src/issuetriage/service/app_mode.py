@@ -33,6 +33,7 @@ from issuetriage.github.installations import Budget, GitHubApp
 from issuetriage.github.repo_profile import RepoProfiles
 from issuetriage.github.retry import Clock
 from issuetriage.policy import Policy, load_profile
+from issuetriage.service.resolver import MetricRows
 
 PROFILES_ENV = "ISSUETRIAGE_APP_PROFILES"
 CLIENTS_PER_THREAD = 16
@@ -182,7 +183,7 @@ class AppResolver:
                 if isinstance(name, str):
                     self.app.remember(name, None if gone or key == "repositories_removed" else installation)
 
-    def metrics(self) -> list[tuple[str, str, str, list[tuple[str, float]]]]:
+    def metrics(self) -> MetricRows:
         """(name, type, help, [(labels, value)]) for /metrics: this process's GitHub calls and what
         GitHub last said of each installation's budget, per resource, and the waits for a reset."""
         rows = self.app.budgets.rows()

@@ -13,7 +13,7 @@ from typing import Any
 TRIAGE = "triage"  # a job: triage the issue as it is now
 REPLY = "reply"  # a job: the reporter answered; re-triage an issue that waits for information
 LABEL = "label"  # recorded for live quality, no job
-INSTALLATION = "installation"  # handed to service.installations, no job
+INSTALLATION = "installation"  # handed to the resolver (installation_changed), no job
 
 TRIAGE_ACTIONS = frozenset({"opened", "reopened", "edited"})
 LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})

@@ -7,12 +7,14 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from huey import signals
 from huey.exceptions import RetryTask
 
+from issuetriage.github.retry import Clock
 from issuetriage.service.events import REPLY
 from issuetriage.service.queue import LOCKED_DELAY, RETRIES, RETRY_DELAY, IssueLock, pending_key
 
@@ -25,14 +27,16 @@ if TYPE_CHECKING:
     from issuetriage.store.sqlite import Store
 
 log = logging.getLogger("issuetriage.service")
+JUDGES_PER_THREAD = 64  # as many as the repo-local profiles a process keeps (RepoProfiles)
 
 
 class Jobs:
     """The queue's one task and what submits it; a worker process or thread runs `run`."""
 
     def __init__(self, huey: Huey, store: str | Path, resolver: Resolver | None, judge: str = "auto",
-                 model: Path | None = None) -> None:
+                 model: Path | None = None, clock: Clock | None = None) -> None:
         self.huey = huey
+        self.clock = clock or Clock()  # the resolver's: when a budget resets, in its time
         self.store_path = str(store)
         self.resolver = resolver
         self.judge_name, self.model = judge, model
@@ -61,13 +65,25 @@ class Jobs:
     # -- the worker's side -----------------------------------------------------------------------
 
     def run(self, job: str, repo: str, number: int, installation: int | None) -> None:
+        """One try. A locked issue, or an installation budget that resets too late to wait for
+        (BudgetExhausted), puts the job back (huey's RetryTask: not a failure, no try spent)
+        with its lock and worker released."""
+        from issuetriage.github.installations import BudgetExhausted
+
         started = time.time()
         with IssueLock(self.huey, repo, number) as held:
             if not held:
                 raise RetryTask("the issue is locked by another job", delay=LOCKED_DELAY)
             self.huey.delete(pending_key(job, repo, number))  # from now on, a new event queues again
             interrupted = self.store().start_attempt(repo, number, job, started)
-            calls = self.triage(job, repo, number, installation, interrupted)
+            try:
+                calls = self.triage(job, repo, number, installation, interrupted)
+            except BudgetExhausted as exc:
+                delay = max(0.0, exc.until - self.clock.now())
+                self.huey.put_if_empty(pending_key(job, repo, number), 1)  # events meanwhile join it
+                log.info("rate budget low: job put back", extra={"repo": repo, "number": number, "job": job,
+                                                                  "installation": installation, "delay": delay})
+                raise RetryTask(str(exc), delay=delay) from None
         self.store().finish_deliveries(repo, number, job, started, time.time(), calls)
 
     def triage(self, job: str, repo: str, number: int, installation: int | None, interrupted: bool = False) -> int:
@@ -131,12 +147,19 @@ class Jobs:
         return local.stores[record]  # type: ignore[no-any-return]
 
     def judge(self, policy: Policy) -> Judge:
+        """This thread's judge for `policy`, built from the object itself: a repository's own
+        profile is never looked up by its name (which may be unshipped, or a shipped one's)."""
         from issuetriage.judges.factory import get_judge
 
-        judges = self._local.__dict__.setdefault("judges", {})
-        if policy.name not in judges:
-            judges[policy.name] = get_judge(self.judge_name, self.model, profile=policy.name)
-        return judges[policy.name]  # type: ignore[no-any-return]
+        judges: OrderedDict[str, Judge] = self._local.__dict__.setdefault("judges", OrderedDict())
+        key = str(policy.root)  # one folder per loaded profile (a repo-local one: its own)
+        if key in judges:
+            judges.move_to_end(key)
+        else:
+            judges[key] = get_judge(self.judge_name, self.model, profile=policy)
+            while len(judges) > JUDGES_PER_THREAD:
+                judges.popitem(last=False)
+        return judges[key]
 
 
 def wal(store: Store, synchronous: str = "FULL") -> None:

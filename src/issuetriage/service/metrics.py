@@ -36,4 +36,6 @@ def render(jobs: Jobs, answers: Counter[str]) -> str:
             for k, v in sorted(stats["calls"].items(), key=lambda kv: str(kv[0]))])
     metric("triage_latency_seconds", "summary", "Delivery received → its triage done.",
            [("_count", stats["latency_count"]), ("_sum", stats["latency_sum"])])
+    for row in jobs.resolver.metrics() if jobs.resolver is not None else []:
+        metric(*row)
     return "\n".join(lines) + "\n"

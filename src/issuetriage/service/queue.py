@@ -20,6 +20,7 @@ import datetime as dt
 import json
 import os
 import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +30,14 @@ from huey.serializer import Serializer
 from huey.storage import SqliteStorage
 
 from issuetriage.errors import UserError
+from issuetriage.github.retry import Clock
 
 NAME = "issuetriage"
 RETRIES = 4  # tries after the first one
 RETRY_DELAY = 2.0  # seconds before the first retry, doubled each time
 LOCKED_DELAY = 0.25  # seconds before a job that found its issue locked tries again
-LOCK_TTL = 600  # seconds a lock lives on Redis (a job never takes this long)
+LOCK_TTL = 600  # seconds a lock lives on Redis past its last renewal (every wait renews it)
+MAX_BUDGET_WAIT = 60.0  # seconds a job sleeps for its installation's budget; longer: back to the queue
 
 
 class JsonSerializer(Serializer):
@@ -104,8 +107,12 @@ def pending_key(job: str, repo: str, number: int) -> str:
     return f"pending:{job}:{repo}#{number}"
 
 
+_held = threading.local()  # the IssueLock this thread's job holds
+
+
 class IssueLock:
-    """`with IssueLock(huey, repo, number) as held:` — `held` is False when another job has it."""
+    """`with IssueLock(huey, repo, number) as held:` — `held` is False when another job has it.
+    While held, every wait of the job (`lock_keeping`) renews it on Redis, so it outlives them."""
 
     def __init__(self, huey: Huey, repo: str, number: int) -> None:
         self.huey = huey
@@ -119,11 +126,25 @@ class IssueLock:
         self.held = bool(self.huey.storage.put_if_empty(self.key, blob, ttl))
         if not self.held and self._holder_died():
             self.held = bool(self.huey.storage.put_if_empty(self.key, blob, ttl))
+        if self.held:
+            _held.lock = self
         return self.held
 
     def __exit__(self, *exc: object) -> None:
         if self.held:
+            _held.lock = None
             self._delete_if(self.huey.serializer.serialize(self.me))
+
+    def renew(self, seconds: float) -> bool:
+        """Keep the lock at least `seconds` more on Redis if it is still ours (True when it is);
+        elsewhere a lock has no expiry (a dead holder is found by its process id)."""
+        if not isinstance(self.huey, RedisExpireHuey):
+            return True
+        storage: Any = self.huey.storage
+        script = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
+                  "return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0")
+        return bool(storage.conn.eval(script, 1, storage.result_key(self.key),
+                                      self.huey.serializer.serialize(self.me), int(seconds * 1000)))
 
     def _holder_died(self) -> bool:
         """Take over a lock whose holder process on this machine is gone; True when removed."""
@@ -144,6 +165,21 @@ class IssueLock:
         with storage.db(commit=True) as cursor:
             cursor.execute("DELETE FROM kv WHERE queue=? AND key=? AND value=?", (storage.name, self.key, blob))
             return bool(cursor.rowcount)
+
+
+def lock_keeping(clock: Clock | None = None) -> Clock:
+    """`clock`, whose every wait first renews the issue lock the waiting job holds for the wait
+    and LOCK_TTL more: the only place GitHub calls sleep (retry.py's waits for rate limits and
+    `Retry-After`, the installation budget's waits), so no wait outlives the lock."""
+    base = clock or Clock()
+
+    def sleep(seconds: float) -> None:
+        lock: IssueLock | None = getattr(_held, "lock", None)
+        if lock is not None:
+            lock.renew(seconds + LOCK_TTL)
+        base.sleep(seconds)
+
+    return Clock(sleep=sleep, now=base.now)
 
 
 def _alive(pid: int) -> bool:

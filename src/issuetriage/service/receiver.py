@@ -23,7 +23,6 @@ from starlette.routing import Route
 
 from issuetriage.errors import TriageError
 from issuetriage.service.events import INSTALLATION, LABEL, BadPayload, Work, classify
-from issuetriage.service.installations import installation_changed
 from issuetriage.service.jobs import Jobs
 from issuetriage.service.metrics import render
 
@@ -90,8 +89,8 @@ class Receiver:
             if fresh and work.kind == LABEL and work.repo and work.number and work.label is not None:
                 store.add_label_event(work.repo, work.number, _event_id(delivery), work.action,
                                       work.label, work.sender, work.at)
-        if fresh and work.kind == INSTALLATION:
-            installation_changed(work.event, json.loads(body))
+        if fresh and work.kind == INSTALLATION and self.jobs.resolver is not None:
+            self.jobs.resolver.installation_changed(work.event, json.loads(body))
         if not fresh:  # recorded work is enqueued already, or by `recover` when the receiver restarts
             return 200, "duplicate", "this delivery id was received before"
         if work.job and work.repo and work.number:

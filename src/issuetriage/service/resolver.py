@@ -1,17 +1,21 @@
 """How a job finds its GitHub client and profile: the `Resolver` seam. The token mode (one
 repository, `GITHUB_TOKEN`, `--profile`) lives here; the GitHub App mode implements the same
-three methods (many installations, a profile per repository)."""
+protocol (many installations, a profile per repository: service/app_mode.py)."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from issuetriage.github.client import GitHubClient
+    from issuetriage.github.retry import Clock
     from issuetriage.policy import Policy
+
+# (name, type, help, [(labels, value)]): one metric family for /metrics
+MetricRows = list[tuple[str, str, str, list[tuple[str, float]]]]
 
 
 class Resolver(Protocol):
@@ -27,16 +31,24 @@ class Resolver(Protocol):
     def profile(self, repo: str, client: GitHubClient) -> Policy:
         """The profile `repo` is triaged with."""
 
+    def installation_changed(self, event: str, payload: dict[str, Any]) -> None:
+        """An `installation` / `installation_repositories` delivery, recorded, before the 202."""
+
+    def metrics(self) -> MetricRows:
+        """The resolver's own rows for /metrics (GitHub calls and rate budgets, for example)."""
+
 
 class TokenResolver:
     """The repositories given (`--repo`, usually one), acting as `GITHUB_TOKEN`, with one profile
     (`--profile`); a client per thread, so each job counts its own calls."""
 
-    def __init__(self, repos: str | tuple[str, ...], profile: str, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, repos: str | tuple[str, ...], profile: str, env: Mapping[str, str] | None = None,
+                 clock: Clock | None = None) -> None:
         self.repos = (repos,) if isinstance(repos, str) else repos
         self.repo = self.repos[0]
         self.profile_name = profile
         self.env = dict(os.environ if env is None else env)
+        self.clock = clock
         self._local = threading.local()
         self._policy: Policy | None = None
 
@@ -49,7 +61,7 @@ class TokenResolver:
         from issuetriage.github.client import GitHubClient
 
         if getattr(self._local, "client", None) is None:
-            self._local.client = GitHubClient.from_env(self.env, repo=repo)
+            self._local.client = GitHubClient.from_env(self.env, repo=repo, clock=self.clock)
             self._local.client.connect()
         return self._local.client  # type: ignore[no-any-return]
 
@@ -59,3 +71,9 @@ class TokenResolver:
         if self._policy is None:
             self._policy = load_profile(self.profile_name)
         return self._policy
+
+    def installation_changed(self, event: str, payload: dict[str, Any]) -> None:
+        """Nothing to learn: a token serves the repositories it was given."""
+
+    def metrics(self) -> MetricRows:
+        return []

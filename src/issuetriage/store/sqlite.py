@@ -350,6 +350,11 @@ class Store:
                                 "AND job=? AND outcome='dead'", (repo, number, job))
             return cur.rowcount == 1
 
+    def has_delivery(self, repo: str, number: int) -> bool:
+        """Whether any webhook delivery for this issue was recorded (whatever its outcome)."""
+        row = self.db.execute("SELECT 1 FROM deliveries WHERE repo=? AND number=? LIMIT 1", (repo, number))
+        return row.fetchone() is not None
+
 
 class _Transaction:
     """Nested-safe transaction: only the outermost one commits or rolls back.
