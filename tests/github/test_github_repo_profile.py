@@ -145,8 +145,20 @@ def test_mapping_folders_resolve_next_to_the_file(tmp_path):
     path.write_text('default = "pytorch"\n[repos]\n"pytorch/vision" = "vision"\n')
     found = load_profile_map(path)
     assert Path(found.profile_for("PyTorch/Vision") or "") == tmp_path / "vision"
-    assert found.profile_for("pytorch/other") == "pytorch"
-    assert load_profile_map(None, "pytorch").profile_for("any/repo") == "pytorch"
+    assert found.profile_for("pytorch/other") == "pytorch"  # the file's own default is a catch-all
+
+
+def test_the_command_line_profile_serves_only_its_own_repository(tmp_path):
+    """`--profile` is not a catch-all: another project's issues never get its catalog."""
+    bare = load_profile_map(None, "pytorch")
+    assert bare.profile_for("pytorch/pytorch") == "pytorch"
+    assert bare.profile_for("someone/else") is None
+    path = tmp_path / "profiles.toml"
+    path.write_text('[repos]\n"pytorch/vision" = "pytorch"\n')
+    mapped = load_profile_map(path, "pytorch")
+    assert mapped.profile_for("pytorch/pytorch") == "pytorch"
+    assert mapped.profile_for("pytorch/vision") == "pytorch"
+    assert mapped.profile_for("pytorch/audio") is None
 
 
 @pytest.mark.parametrize("pattern,bad", [

@@ -62,10 +62,13 @@ class ProfileMap(BaseModel):
 
 
 def load_profile_map(path: Path | None, default: str | None = None) -> ProfileMap:
-    """The mapping file (folders resolved next to it); without one, every repository of every
-    installation uses `default` (`--profile`)."""
+    """The mapping file (folders resolved next to it). `default` (`--profile`) serves only its own
+    repository (`repo` in its profile.toml), never every repository the App is installed on: a
+    catalog made for one project must not label another's issues. Only the mapping file's own
+    `default` key is a catch-all; a repository neither names has no usable profile (refused)."""
+    own = {load_profile(default).meta.repo: default} if default else {}
     if path is None:
-        return ProfileMap(default=default)
+        return ProfileMap(repos=own)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -73,7 +76,7 @@ def load_profile_map(path: Path | None, default: str | None = None) -> ProfileMa
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     try:
-        found = ProfileMap.model_validate({"default": default, **data, "where": str(path)})
+        found = ProfileMap.model_validate({**data, "where": str(path)})
     except ValidationError as exc:
         raise ConfigError(f"{path}: {all_problems(exc)[0]}") from None
     bad = next((k for k in found.installations if not k.isdigit()), None)
@@ -81,7 +84,7 @@ def load_profile_map(path: Path | None, default: str | None = None) -> ProfileMa
         raise ConfigError(f"{path}: installations.{bad}: an installation id is a number")
     def near(value: str) -> str:
         return str(path.parent / value) if (path.parent / value).is_dir() else value
-    return found.model_copy(update={"repos": {k: near(v) for k, v in found.repos.items()},
+    return found.model_copy(update={"repos": {**own, **{k: near(v) for k, v in found.repos.items()}},
                                     "default": near(found.default) if found.default else None})
 
 
