@@ -23,6 +23,19 @@ def pytest_configure(config: pytest.Config) -> None:
     """Profiles compiled in this run go to a folder of its own, which the processes tests start
     inherit: never the developer's cache, and no cache from elsewhere is read."""
     os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="issuetriage-policy-cache-")
+    own_redis_database()
+
+
+def own_redis_database() -> None:
+    """Under pytest-xdist (`.ci/run` uses `-n auto`) each worker process takes a Redis database of
+    its own (1, 2, ...), so one worker's queue flush never empties another's queue. PostgreSQL
+    tests already get a fresh schema each."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    url = os.environ.get("ISSUETRIAGE_TEST_REDIS_URL")
+    if url and worker.startswith("gw") and worker[2:].isdigit():
+        base, _, last = url.rpartition("/")
+        root = base if last.isdigit() and "//" in base else url.rstrip("/")
+        os.environ["ISSUETRIAGE_TEST_REDIS_URL"] = f"{root}/{1 + int(worker[2:]) % 15}"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
