@@ -85,7 +85,8 @@ def drain(jobs: Jobs, limit: int = 50) -> int:
 
     ran = 0
     while ran < limit:
-        task = jobs.huey.dequeue()
+        # Redis's dequeue blocks up to a second on an empty queue: ask for the depth first
+        task = jobs.huey.dequeue() if jobs.huey.pending_count() else None
         if task is None:
             due = jobs.huey.read_schedule(dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(days=1))
             if not due:

@@ -61,7 +61,7 @@ def deliver(client, repo: str, number: int, installation: int, delivery: str | N
 
 def drain(jobs) -> int:
     ran = 0
-    while (task := jobs.huey.dequeue()) is not None:
+    while jobs.huey.pending_count() and (task := jobs.huey.dequeue()) is not None:  # Redis blocks when empty
         jobs.huey.execute(task)
         ran += 1
     return ran
