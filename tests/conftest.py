@@ -23,7 +23,6 @@ def pytest_configure(config: pytest.Config) -> None:
     """Profiles compiled in this run go to a folder of its own, which the processes tests start
     inherit: never the developer's cache, and no cache from elsewhere is read."""
     os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="issuetriage-policy-cache-")
-    own_redis_database()
 
 
 def own_redis_database() -> None:
@@ -36,6 +35,10 @@ def own_redis_database() -> None:
         base, _, last = url.rpartition("/")
         root = base if last.isdigit() and "//" in base else url.rstrip("/")
         os.environ["ISSUETRIAGE_TEST_REDIS_URL"] = f"{root}/{1 + int(worker[2:]) % 15}"
+
+
+own_redis_database()  # at import, before any other conftest reads the URL (`pytest tests/service`
+# loads that folder's conftest before pytest_configure runs)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
