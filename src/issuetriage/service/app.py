@@ -51,13 +51,12 @@ def open_jobs(store: str | Path, queue_url: str | None, resolver: Resolver | Non
               model: Path | None = None, clock: Clock | None = None) -> Jobs:
     """The queue (ISSUETRIAGE_QUEUE, or the embedded file next to the store) and its jobs;
     without a resolver it can list and mend the queue but not run jobs."""
-    from issuetriage.service.jobs import Jobs, wal
+    from issuetriage.service.jobs import Jobs
     from issuetriage.service.queue import open_huey
     from issuetriage.store.sqlite import Store
 
     huey = open_huey(queue_url, store)  # first: an unusable queue leaves no store behind
-    with Store(store) as db:  # create and migrate it once, before any worker forks
-        wal(db)
+    Store(store).close()  # create and migrate it once (WAL mode), before any worker forks
     return Jobs(huey, store, resolver, judge, model, clock)
 
 

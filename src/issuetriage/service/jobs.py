@@ -143,7 +143,7 @@ class Jobs:
             local.pid, local.stores = os.getpid(), {}
         if record not in local.stores:
             local.stores[record] = store = Store(self.store_path)
-            wal(store, "FULL" if record else "NORMAL")
+            store.engine.sync_commits(durable=record)
         return local.stores[record]  # type: ignore[no-any-return]
 
     def judge(self, policy: Policy) -> Judge:
@@ -160,12 +160,3 @@ class Jobs:
             while len(judges) > JUDGES_PER_THREAD:
                 judges.popitem(last=False)
         return judges[key]
-
-
-def wal(store: Store, synchronous: str = "FULL") -> None:
-    """Readers never wait for a writer on a shared SQLite store (no-op on other databases)."""
-    import sqlite3
-
-    if isinstance(store.db, sqlite3.Connection) and store.path != ":memory:":
-        store.db.execute("PRAGMA journal_mode=WAL")
-        store.db.execute(f"PRAGMA synchronous={synchronous}")

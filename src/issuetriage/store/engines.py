@@ -72,6 +72,10 @@ class Engine(Protocol):
 
     def ready(self) -> None: ...
 
+    def sync_commits(self, durable: bool) -> None:
+        """Whether each commit waits for the disk (durable) or only for the OS."""
+        ...
+
 
 def open_engine(target: str, create: bool) -> Engine:
     """The engine for a store path, `:memory:`, or a `postgresql://` URL."""
@@ -119,6 +123,12 @@ class SQLite:
         except sqlite3.Error:
             pass  # a read-only file stays as it is; a write to it fails with its own clear error
 
+    def sync_commits(self, durable: bool) -> None:
+        """FULL: a commit reaches the disk before it returns; NORMAL (in WAL mode): a process
+        that dies loses nothing, an OS crash may lose the last commits."""
+        if self.name != ":memory:":
+            self.db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+
 
 class Postgres:
     """A PostgreSQL database through psycopg 3, taking the store's SQLite spelling."""
@@ -159,6 +169,9 @@ class Postgres:
 
     def ready(self) -> None:
         pass
+
+    def sync_commits(self, durable: bool) -> None:
+        pass  # the server's own setting
 
 
 _DDL = [
