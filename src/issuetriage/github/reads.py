@@ -6,7 +6,9 @@ Each function is one API call unless it says otherwise; a doc link sits next to 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from issuetriage.errors import GitHubClientError, UserError
@@ -23,22 +25,31 @@ def issue_json(client: GitHubClient, repo: str, number: int) -> dict[str, Any]:
 
 
 def comments(client: GitHubClient, repo: str, number: int, expected: int | None = None) -> tuple[Comment, ...]:
-    """All comments, 100 a page; stops without an extra call once a page comes back short.
+    """All comments, 100 a page; stops without an extra call once a page comes back short (or
+    `expected` comments are in).
 
     https://docs.github.com/en/rest/issues/comments#list-issue-comments
     """
     owner, name = split_repo(repo)
     found: list[Comment] = []
+    def fetch(page: int) -> Any:
+        return client.gh.rest.issues.list_comments(owner, name, number, per_page=PER_PAGE, page=page)
+
+    for batch in _pages(client, f"/repos/{repo}/issues/{number}/comments", fetch):
+        found += [to_comment(c) for c in batch]
+        if expected is not None and len(found) >= expected:
+            break
+    return tuple(found)
+
+
+def _pages(client: GitHubClient, path: str, fetch: Callable[[int], Any]) -> Iterator[list[Any]]:
+    """Each page of a REST list, 100 items a page, until one comes back short."""
     page = 1
     while True:
-        def send(p: int = page) -> Any:
-            return client.gh.rest.issues.list_comments(owner, name, number, per_page=PER_PAGE, page=p)
-
-        resp = client.call("GET", f"/repos/{repo}/issues/{number}/comments?page={page}", send)
-        batch = resp.json()
-        found += [to_comment(c) for c in batch]
-        if len(batch) < PER_PAGE or (expected is not None and len(found) >= expected):
-            return tuple(found)
+        batch = client.call("GET", f"{path}?page={page}", partial(fetch, page)).json()
+        yield batch
+        if len(batch) < PER_PAGE:
+            return
         page += 1
 
 
@@ -247,15 +258,7 @@ def issue_events(client: GitHubClient, repo: str, number: int) -> tuple[dict[str
     """Every event of one issue (labeled, unlabeled, closed, reopened, ...), oldest first, 100 a
     page. https://docs.github.com/en/rest/issues/events#list-issue-events"""
     owner, name = split_repo(repo)
-    found: list[dict[str, Any]] = []
-    page = 1
-    while True:
-        def send(p: int = page) -> Any:
-            return client.gh.rest.issues.list_events(owner, name, number, per_page=PER_PAGE, page=p)
+    def fetch(page: int) -> Any:
+        return client.gh.rest.issues.list_events(owner, name, number, per_page=PER_PAGE, page=page)
 
-        resp = client.call("GET", f"/repos/{repo}/issues/{number}/events?page={page}", send)
-        batch = resp.json()
-        found += batch
-        if len(batch) < PER_PAGE:
-            return tuple(found)
-        page += 1
+    return tuple(event for batch in _pages(client, f"/repos/{repo}/issues/{number}/events", fetch) for event in batch)
