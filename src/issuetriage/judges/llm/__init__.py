@@ -18,10 +18,14 @@ from issuetriage.policy import Policy
 __all__ = ["PROMPT_VERSION", "LLMConfig", "configured_judge", "load_config", "make_judge"]
 
 
-def _offline_judge(model_dir: str | Path | None) -> Judge:
+def _offline_judge(model_dir: str | Path | None, profile_root: Path | None) -> Judge:
+    """The heuristic judge, or the learned one of `model_dir`, checked against the profile the
+    LLM judge serves (its folder; the default profile without one)."""
     from issuetriage.judges.factory import get_judge
+    from issuetriage.policy import load_profile_dir
 
-    return get_judge("learned" if model_dir else "heuristic", model_dir)
+    profile = load_profile_dir(profile_root) if profile_root else None
+    return get_judge("learned" if model_dir else "heuristic", model_dir, profile=profile)
 
 
 def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"] = "llm",
@@ -40,7 +44,7 @@ def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"
     config = config or load_config(profile_root)
     if config is None:
         raise ConfigError("no LLM configured: set ISSUETRIAGE_LLM_MODEL (and the provider's key)")
-    offline = offline or _offline_judge(model_dir)
+    offline = offline or _offline_judge(model_dir, profile_root)
     if history is None and config.history is not None:
         from issuetriage.evidence.history import load_history
         from issuetriage.policy import load_profile, load_profile_dir
