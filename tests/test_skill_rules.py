@@ -40,11 +40,16 @@ def test_a_broken_documentation_link_is_module_docs(policy):
     assert "module: docs" in got and "module: doc infra" not in got
 
 
-def test_a_silent_wrong_result_is_escalated_not_marked_triaged(policy):
-    plan = triage_with(make_issue(
-        title="torch.matmul gives wrong result on CPU for large matrices",
-        body="torch.matmul silently returns incorrect values for float32 inputs larger than 4096, "
-             "compared to numpy. No error is raised."), policy).plan
+@pytest.mark.parametrize("title, body", [
+    ("torch.matmul gives wrong result on CPU for large matrices",
+     "torch.matmul silently returns incorrect values for float32 inputs larger than 4096, "
+     "compared to numpy. No error is raised."),
+    # the singular "wrong result" / "wrong sum", with no keyword of the plural list
+    ("scatter_add_ gives a wrong sum for repeated indices",
+     "```python\nout.scatter_add_(0, idx, src)\n```\nThe total differs from a Python loop; nothing is raised."),
+])
+def test_a_silent_wrong_result_is_escalated_not_marked_triaged(policy, title, body):
+    plan = triage_with(make_issue(title=title, body=body), policy).plan
     assert "triage review" in plan.labels_added and "triaged" not in plan.labels_added
 
 
