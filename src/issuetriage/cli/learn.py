@@ -80,8 +80,8 @@ def register(app: typer.Typer) -> None:
         prior_veto: PriorVetoOpt = PRIOR_VETO,
         strict: StrictOpt = False,
         neighbours: Annotated[int, typer.Option(
-            "--neighbours", min=0, help="Offline judges also take the vote of the K most similar "
-                                        "earlier labelled issues (0: off).")] = 0,
+            "--neighbours", min=0, help="Stack the offline judge with the K most similar earlier "
+                                        "labelled issues and a text model fitted on them (0: off).")] = 0,
         answers: Annotated[Optional[Path], typer.Option(
             "--answers", help="Replay recorded LLM answers (JSONL, docs/llm.md) for llm/hybrid.")] = None,
         prompt: Annotated[str, typer.Option("--prompt", help="LLM prompt style: catalog or shortlist.")] = "catalog",
