@@ -93,6 +93,17 @@ def test_secondary_queue_label_needs_a_redirect():
     assert "oncall: jit" not in result.plan.labels_added
 
 
+def test_a_reproduction_request_routed_to_a_secondary_queue_carries_that_queue_alone():
+    result = guard(plan(decision=Decision.REQUEST_REPRODUCTION,
+                        labels_added=("oncall: jit", "oncall: distributed", "module: nn")),
+                   make_issue(), POLICY)
+    assert [x for x in result.plan.labels_added if x != "bot-triaged"] == ["oncall: jit"]
+    beside_pt2 = guard(plan(decision=Decision.REQUEST_REPRODUCTION,
+                            labels_added=("oncall: pt2", "module: inductor", "oncall: distributed")),
+                       make_issue(), POLICY)
+    assert {"oncall: pt2", "module: inductor", "oncall: distributed"} <= set(beside_pt2.plan.labels_added)
+
+
 def test_a_proposed_review_is_never_also_triaged():
     for decision in (Decision.LABEL, Decision.CLOSE_QUESTION):
         result = guard(plan(decision=decision, labels_added=("triage review", "triaged")), make_issue(), POLICY)

@@ -55,6 +55,7 @@ def test_step1_5_download_links_are_removed_and_no_triaged(policy, link):
     assert link not in plan.body_edit and REMOVAL_NOTICE in plan.body_edit
     assert "https://pytorch.org/docs/stable/index.html" in plan.body_edit
     assert "triaged" not in plan.labels_added and "needs reproduction" not in plan.labels_added
+    assert "module: nn" in plan.labels_added  # still routed to its module
 
 
 def test_step1_5_ordinary_links_are_kept(policy):
@@ -66,7 +67,22 @@ def test_step1_5_ordinary_links_are_kept(policy):
 def test_step1_55_missing_repro_requests_reproduction(policy, kind):
     plan = plan_for(policy, judgment=make_judgment(labels={"module: nn": 0.9}, missing=kind))
     assert plan.decision is Decision.REQUEST_REPRODUCTION and plan.body_edit is None
-    assert "triaged" not in plan.labels_added
+    assert "triaged" not in plan.labels_added and "module: nn" in plan.labels_added
+
+
+def test_a_reproduction_request_is_routed_but_keeps_its_decision_and_comment(policy):
+    """The request for a self-contained reproduction edits and comments without stopping (only
+    `request_more_info` stops): later steps add routing labels, never their own decision,
+    comment, review or `triaged`."""
+    issue = make_issue(body="Load https://example.com/model.pt and the distributed job hangs.")
+    queue = plan_for(policy, issue, make_judgment(labels={"oncall: distributed": 0.9, "module: nn": 0.9}))
+    assert queue.decision is Decision.REQUEST_REPRODUCTION and queue.body_edit is not None
+    assert queue.templates == ("request_self_contained_reproduction",)
+    assert [x for x in queue.labels_added if x != "bot-triaged"] == ["oncall: distributed"]
+    unsure = plan_for(policy, issue, make_judgment(labels={"module: nn": 0.2}))
+    assert unsure.decision is Decision.REQUEST_REPRODUCTION
+    assert "triage review" not in unsure.labels_added and "triaged" not in unsure.labels_added
+    assert unsure.templates == ("request_self_contained_reproduction",)
 
 
 def test_step1_6_edge_case_adds_label_template_and_keeps_going(policy):

@@ -53,6 +53,9 @@ def guard(proposed: Plan, issue: Issue, policy: Policy) -> GuardResult:
         labels = _one_oncall(labels, policy, rejected)
         if not any(policy.is_oncall(label) for label in labels):
             decision, needs_review = Decision.TRIAGE_REVIEW, True
+    elif decision is Decision.REQUEST_REPRODUCTION and _queue_alone(labels, policy):
+        # a reproduction request is still routed; to a secondary queue, as a redirect would be
+        labels = _one_oncall(labels, policy, rejected)
     else:
         labels = _no_stray_queue(labels, policy, rejected)
     fixed = _fixed_in_release(proposed, issue, rejected)
@@ -160,6 +163,13 @@ def _one_oncall(labels: list[str], policy: Policy, rejected: list[Rejection]) ->
         else:
             rejected.append(Rejection(label, "a redirect carries exactly one oncall label"))
     return kept
+
+
+def _queue_alone(labels: list[str], policy: Policy) -> bool:
+    """A secondary-queue label without `oncall: pt2` (beside it, it is co-routing)."""
+    pt2 = policy.queues.pt2
+    return (any(label in policy.redirect_labels for label in labels)
+            and not (pt2 is not None and pt2.label in labels))
 
 
 def _no_stray_queue(labels: list[str], policy: Policy, rejected: list[Rejection]) -> list[str]:

@@ -45,6 +45,7 @@ def propose(issue: Issue, signals: Signals, judgment: Judgment, policy: Policy) 
             trace.append(_trace(number, name, outcome))
             if draft.stopped:
                 break
+    draft.routing_only = False  # the finishing steps see the whole draft
     if draft.decision is not Decision.SKIP_ALREADY_ROUTED:
         for number, name, step in FINISH_STEPS:
             outcome = step(ctx, draft)

@@ -24,7 +24,9 @@ class Context:
 @dataclass(frozen=True)
 class Outcome:
     """One step's conclusion. `stop` ends the content steps (the finishing steps still run);
-    `reset` drops what earlier steps proposed (a redirect carries one oncall label only)."""
+    `reset` drops what earlier steps proposed (a redirect carries one oncall label only);
+    `route_on` keeps this step's decision and comment but lets the later content steps add
+    their routing labels (a reproduction request is still routed to its module)."""
 
     reason: str
     decision: Decision | None = None
@@ -36,6 +38,7 @@ class Outcome:
     stop: bool = False
     review: bool = False
     reset: bool = False
+    route_on: bool = False
 
 
 @dataclass
@@ -50,9 +53,17 @@ class Draft:
     transfer_repo: str | None = None
     review: bool = False
     stopped: bool = False
+    routing_only: bool = False
 
     def add(self, outcome: Outcome) -> None:
-        """Fold one step's outcome into the draft."""
+        """Fold one step's outcome into the draft. After a `route_on` outcome only labels are
+        taken from later content steps: its decision, comment and body edit stand."""
+        if self.routing_only:
+            if outcome.reset:
+                self.labels.clear()
+            self.labels += [label for label in outcome.labels if label not in self.labels]
+            self.stopped = self.stopped or outcome.stop
+            return
         if outcome.reset:
             self.labels.clear()
             self.templates.clear()
@@ -69,6 +80,7 @@ class Draft:
         self.transfer_repo = outcome.transfer_repo or self.transfer_repo
         self.review = self.review or outcome.review
         self.stopped = self.stopped or outcome.stop
+        self.routing_only = outcome.route_on
 
 
 def routed_by_implication(ctx: Context, queues: Collection[str]) -> tuple[str, LabelScore] | None:

@@ -9,14 +9,16 @@ from issuetriage.models import Decision
 
 
 def downloaded_files(ctx: Context, draft: Draft) -> Outcome | None:
-    """Step 1.5: a repro that needs downloaded files: strip the links, ask for a self-contained one."""
+    """Step 1.5: a repro that needs downloaded files: strip the links, ask for a self-contained one.
+    Unlike a request for information, the issue is still routed (the later steps add their
+    labels, never `triaged`): the skill's template edits, labels and comments, it does not stop."""
     body_links = tuple(url for url in ctx.signals.links if url in ctx.issue.body)
     links = download_links(body_links, ctx.policy)
     if not links and REMOVAL_NOTICE in ctx.issue.body:
         # we already removed the links (perhaps in a run that stopped before its last write)
         return Outcome("download links were removed; waiting for a self-contained reproduction",
                        Decision.REQUEST_REPRODUCTION,
-                       templates=("request_self_contained_reproduction",), stop=True)
+                       templates=("request_self_contained_reproduction",), route_on=True)
     if not links:
         return None
     return Outcome(
@@ -24,7 +26,7 @@ def downloaded_files(ctx: Context, draft: Draft) -> Outcome | None:
         Decision.REQUEST_REPRODUCTION,
         templates=("request_self_contained_reproduction",),
         body_edit=redact(ctx.issue.body, links),
-        stop=True,
+        route_on=True,
     )
 
 
@@ -35,7 +37,7 @@ def missing_reproduction(ctx: Context, draft: Draft) -> Outcome | None:
         return None
     return Outcome(f"cannot be reproduced from the issue: {kind.value.replace('_', ' ')}",
                    Decision.REQUEST_REPRODUCTION,
-                   templates=("request_self_contained_reproduction",), stop=True)
+                   templates=("request_self_contained_reproduction",), route_on=True)
 
 
 def numerical_edge_case(ctx: Context, draft: Draft) -> Outcome | None:
