@@ -93,8 +93,9 @@ def raw_answers(corpus_path: Path, answers: Path, gate: float = 0.5) -> dict[str
     return set_prf(named_by_answers(corpus_path, answers, gate).values()).to_json()
 
 
-# Decisions where the skill says stop: no labels beyond the queue (redirect) or none at all.
-STOPS = ("redirect_oncall", "request_info", "request_reproduction")
+# Decisions where the skill says stop: no labels beyond the queue (redirect) or none at all
+# (request_info). A reproduction request is routed on (docs/engine.md), so it is not one.
+STOPS = ("redirect_oncall", "request_info")
 
 
 def product_gap(corpus_path: Path, answers: Path, prompt: str = "catalog") -> None:
