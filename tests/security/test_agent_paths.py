@@ -77,6 +77,14 @@ def test_mcp_still_closes_a_corroborated_question_and_moves_a_corroborated_trans
     assert moved["transfer_repo"] == "pytorch/vision"
 
 
+@pytest.mark.parametrize("templates", [(), ("request_more_info",)])
+def test_a_corroborated_close_always_posts_the_forum_comment(policy, templates):
+    """An agent that closes a usage question without the comment, or with another one, still
+    closes with the comment the tree would post: a close never goes without its reason."""
+    closed = submit(policy, QUESTION, "close_question", (), templates)["plan"]
+    assert closed["close"] is True and closed["templates"] == ["redirect_to_forum"]
+
+
 def test_the_profile_names_every_maintainer_decision_as_maintainer_only(policy):
     assert set(REQUIRED) <= set(policy.forbidden.maintainer_only)
     assert {policy.forbidden_reason(label) for label in REQUIRED} == {

@@ -99,6 +99,8 @@ def build(ask: Ask, issue: Issue, policy: Policy, offline: Judge,
             refused.append(Rejection(f"template {name}", f"does not go with a {decision.value} decision"))
         else:
             templates.append(name)  # unknown names: the guard refuses them
+    if decision in CLOSING_DECISIONS:  # a close always says why, with the tree's comment
+        templates += sorted(DECISION_TEMPLATES.get(decision, frozenset()) - set(templates))
     labels = list(ask.labels)
     if decision is Decision.TRIAGE_REVIEW:
         labels.append(policy.bot.triage_review)
