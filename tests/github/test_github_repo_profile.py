@@ -164,6 +164,10 @@ def test_the_command_line_profile_serves_only_its_own_repository(tmp_path):
 @pytest.mark.parametrize("pattern,bad", [
     (r"(a+)+$", True), (r"(\w+\s?)*x", True), (r"(?:x{2,}){2}", True), (r"(.)\1", True),
     (r"\bcuda\b.*\berror\b", False), (r"(\d{1,3}\.){3}\d{1,3}", False), (r"(?:foo|bar)+", False),
+    # alternatives under a repetition that may match the same text
+    (r"(a|a)*b", True), (r"(?:ab|ac)+$", False), (r"(?:x|\w)+!", False), (r"(?:\d+|x)*y", True),
+    (r"(?:(?:)|(?:))*z", True), (r"(?:foo|bar|baz)+", True), (r"(?:cuda|rocm) error", False),
+    (r"(?:(?!fails|error)[^.]){0,40}ok", False), (r"(?:(?=(a+)+)b)*", True),
 ])
 def test_patterns_that_backtrack_without_bound_are_refused(pattern, bad):
     assert bool(unbounded_backtracking(pattern)) is bad

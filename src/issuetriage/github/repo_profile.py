@@ -189,7 +189,8 @@ def _patterns(data: Any, key: str = "") -> Iterator[str]:
 
 def unbounded_backtracking(pattern: str) -> str | None:
     """Why `pattern` can take exponential time on hostile text (a repetition inside an unbounded
-    repetition, a back-reference), or None. Invalid patterns are the loader's to report."""
+    repetition, alternatives under one that may match the same text, a back-reference), or None.
+    Invalid patterns are the loader's to report."""
     try:
         tree = sre_parse.parse(pattern)
     except (re.error, RecursionError, OverflowError):
@@ -209,9 +210,11 @@ def _walk(items: list[Any], outer: int) -> str | None:
         elif op is sre.SUBPATTERN:
             why = _walk(list(av[-1]), outer)
         elif op is sre.BRANCH:
-            why = next((w for branch in av[1] if (w := _walk(list(branch), outer))), None)
-        elif op in (sre.ASSERT, sre.ASSERT_NOT):
-            why = _walk(list(av[1]), outer)
+            why = ("alternatives under a repetition may match the same text"
+                   if outer > 1 and _overlap([list(b) for b in av[1]]) else
+                   next((w for branch in av[1] if (w := _walk(list(branch), outer))), None))
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):  # a lookaround never backtracks into itself
+            why = _walk(list(av[1]), 1)
         elif op is getattr(sre, "ATOMIC_GROUP", None):
             why = _walk(list(av), outer)
         else:
@@ -219,3 +222,64 @@ def _walk(items: list[Any], outer: int) -> str | None:
         if why:
             return why
     return None
+
+
+_ZERO_WIDTH = {sre.AT, sre.ASSERT, sre.ASSERT_NOT}
+
+
+def _overlap(branches: list[list[Any]]) -> bool:
+    """Whether two alternatives may start the same way: both may match nothing, or their first
+    characters may be the same (a class, a category or any-character may be anything)."""
+    if sum(_nullable(b) for b in branches) > 1:
+        return True
+    firsts = [_first(b) for b in branches]
+    seen: set[int] = set()
+    for first in firsts:
+        if first is None or seen & first:
+            return len(branches) > 1
+        seen |= first
+    return False
+
+
+def _first(items: list[Any]) -> set[int] | None:
+    """The literal characters a sequence may start with; None when it may start with others."""
+    out: set[int] = set()
+    for op, av in items:
+        if op is sre.LITERAL:
+            return out | {av}
+        if op in _ZERO_WIDTH:
+            continue
+        if op is sre.SUBPATTERN or op in REPEATS or op is sre.BRANCH:
+            subs = ([list(b) for b in av[1]] if op is sre.BRANCH else
+                    [list(av[-1])] if op is sre.SUBPATTERN else [list(av[2])])
+            for sub in subs:
+                first = _first(sub)
+                if first is None:
+                    return None
+                out |= first
+            if not _nullable([(op, av)]):
+                return out
+            continue
+        return None
+    return out
+
+
+def _nullable(items: list[Any]) -> bool:
+    """Whether a sequence may match the empty string."""
+    for op, av in items:
+        if op in _ZERO_WIDTH:
+            continue
+        if op in REPEATS:
+            if av[0] == 0 or _nullable(list(av[2])):
+                continue
+            return False
+        if op is sre.SUBPATTERN:
+            if _nullable(list(av[-1])):
+                continue
+            return False
+        if op is sre.BRANCH:
+            if any(_nullable(list(b)) for b in av[1]):
+                continue
+            return False
+        return False
+    return True
