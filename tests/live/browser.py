@@ -34,7 +34,8 @@ def serving(app: Any) -> Iterator[str]:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    # log_config=None: uvicorn leaves the process's logging alone (no handlers left behind)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:  # startup, not a measurement
