@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from ghtest import REPO, seed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from builders import make_issue
 from issuetriage.agents.hooks import HookReply, run
 from issuetriage.models import Issue
 
@@ -19,9 +21,7 @@ ENV = {"GITHUB_REPOSITORY": REPO, "TRIAGE_ISSUE_NUMBER": "103"}
 MARKER_ONLY = {"hookEventName": "PreToolUse", "permissionDecision": "allow"}
 
 
-def issue(labels=(), comments=()) -> Issue:
-    return Issue(repo=REPO, number=103, title="sorting order differs", body="equal keys move", labels=labels,
-                 comments=comments)
+issue = partial(make_issue, repo=REPO, number=103, title="sorting order differs", body="equal keys move")
 
 
 def pre(tool: str, tool_input: dict, env=ENV, current: Issue | None = None, policy=None) -> HookReply:

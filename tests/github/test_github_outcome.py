@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from ghtest import REPO, live, number_for, seed
 from standin import Fault
 
+from builders import make_issue
 from issuetriage.act.verify import Outcome, classify, verify
 from issuetriage.github import reads
 from issuetriage.github.apply import GitHubApplier
-from issuetriage.models import Comment, Decision, Issue, Plan
+from issuetriage.models import Decision, Plan
 
 BLOCKED_LABEL = "bot-triage-blocked"
 
 
-def make(labels=(), state="open", comments=(), repo=REPO) -> Issue:
-    return Issue(repo=repo, number=5, title="t", body="b", labels=labels, state=state,
-                 comments=tuple(Comment(author="bot", body=c) for c in comments))
+make = partial(make_issue, title="t", body="b", number=5, repo=REPO)
 
 
 @pytest.mark.parametrize("issue,expected", [
@@ -24,7 +25,7 @@ def make(labels=(), state="open", comments=(), repo=REPO) -> Issue:
     (make(labels=("oncall: distributed", "bot-triaged")), Outcome.ROUTED),
     (make(repo="pytorch/vision"), Outcome.ROUTED),
     (make(labels=("triage review", "bot-triaged")), Outcome.REVIEW),
-    (make(labels=("bot-triaged",), comments=("<!-- issuetriage:template=request_more_info -->",)),
+    (make(labels=("bot-triaged",), comments=(("bot", "<!-- issuetriage:template=request_more_info -->"),)),
      Outcome.WAITING_ON_REPORTER),
     (make(labels=("module: docs", "bot-triaged", "triaged")), Outcome.TRIAGED),
     (make(labels=("module: docs",)), Outcome.NO_ACTION),
