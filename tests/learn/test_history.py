@@ -162,3 +162,48 @@ def test_request_export_refuses_a_used_folder_and_writes_nothing(tmp_path, capsy
     code, _, err = run_cli(capsys, "llm", "requests", "--corpus", str(path), "--out", str(out))
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def _history_file(tmp_path, repo="pytorch/pytorch"):
+    rows = [{"repo": repo, "number": i.number, "title": i.title, "body": i.body, "labels": list(labels)}
+            for i, labels in zip(_history().issues, _history().labels)]
+    return write_jsonl(tmp_path / "history.jsonl", rows)
+
+
+def _issue_file(tmp_path):
+    issue = {"repo": "pytorch/pytorch", "number": 500, "title": "zorblax frobnicator stalls the quux ring again",
+             "body": "zorblax frobnicator stalls, it worked before.\n\n```\nTraceback (most recent call last):\n"
+                     "RuntimeError: quux ring stalled\n```", "labels": []}
+    return write_jsonl(tmp_path / "issue.jsonl", [issue])
+
+
+def test_plan_stacks_the_offline_judge_with_the_history_in_the_environment(tmp_path, capsys, monkeypatch):
+    """Production, not only `eval`: $ISSUETRIAGE_HISTORY gives `plan` (and every entry point that
+    builds its judge with get_judge) the stacked judge, named as such in the plan."""
+    issue = _issue_file(tmp_path)
+    code, out, err = run_cli(capsys, "plan", "--issue", str(issue), "--judge", "heuristic", "--format", "json")
+    assert code == 0, err
+    assert "module: nccl" not in json.loads(out)["labels_added"]
+    monkeypatch.setenv("ISSUETRIAGE_HISTORY", str(_history_file(tmp_path)))
+    code, out, err = run_cli(capsys, "plan", "--issue", str(issue), "--judge", "heuristic", "--format", "json")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["judge"] == "heuristic+history" and "module: nccl" in plan["labels_added"]
+
+
+def test_eval_never_takes_the_history_in_the_environment(tmp_path, capsys, monkeypatch):
+    corpus = write_jsonl(tmp_path / "c.jsonl", corpus_records())
+    code, plain, err = run_cli(capsys, "eval", "--corpus", str(corpus), "--format", "json")
+    assert code == 0, err
+    monkeypatch.setenv("ISSUETRIAGE_HISTORY", str(_history_file(tmp_path)))
+    code, with_env, err = run_cli(capsys, "eval", "--corpus", str(corpus), "--format", "json")
+    assert code == 0, err
+    assert json.loads(with_env)["labels"] == json.loads(plain)["labels"]
+    assert set(json.loads(with_env)["judged_by"]) == {"heuristic"}
+
+
+def test_a_history_of_another_repository_is_one_line_exit_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ISSUETRIAGE_HISTORY", str(_history_file(tmp_path, repo="acme/widgets")))
+    code, out, err = run_cli(capsys, "plan", "--issue", str(_issue_file(tmp_path)), "--format", "json")
+    assert code == 2 and not out
+    assert err.startswith("error: ") and "not from the profile's repository" in err and err.count("\n") == 1

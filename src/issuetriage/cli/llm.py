@@ -30,6 +30,7 @@ def _read_issue(source: str, number: int | None) -> Issue:
 
 def build(source: str, number: int | None, profile: str, style: str = "catalog"):  # noqa: ANN201
     """The request a model would get for one issue; history examples come from
+    $ISSUETRIAGE_HISTORY (which also stacks the offline judge, as in production) or
     $ISSUETRIAGE_LLM_HISTORY when it names a labelled corpus."""
     from issuetriage.evidence.history import load_history
     from issuetriage.evidence.signals import extract_signals
@@ -42,10 +43,10 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
     policy = load_profile(profile)
     issue = _read_issue(source, number)
     signals = extract_signals(issue)
-    history_source = os.environ.get("ISSUETRIAGE_LLM_HISTORY")
+    history_source = os.environ.get("ISSUETRIAGE_HISTORY") or os.environ.get("ISSUETRIAGE_LLM_HISTORY")
     history = load_history(history_source, policy) if history_source else None
-    return request(issue, signals, policy, get_judge("heuristic").judge(issue, signals, policy),
-                   history, style)
+    offline = get_judge("heuristic", profile=policy)  # stacked when $ISSUETRIAGE_HISTORY is set
+    return request(issue, signals, policy, offline.judge(issue, signals, policy), history, style)
 
 
 def prompt_text(prompt) -> str:  # noqa: ANN001

@@ -36,8 +36,9 @@ def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, prof
     """Build the judge for one split from its training side: a model trained on it (when the
     judge learns), and history drawn only from it."""
     offline_name = "learned" if judge == "learned" or model_dir is not None else "heuristic"
-    train_learned = learned_factory(policy, get_judge("heuristic"), config) if learns else None
-    loaded = get_judge(offline_name, model_dir, profile=profile) if not learns else None
+    # env={}: a history in the environment must never reach a replay (it would see the future)
+    train_learned = learned_factory(policy, get_judge("heuristic", env={}), config) if learns else None
+    loaded = get_judge(offline_name, model_dir, profile=profile, env={}) if not learns else None
 
     def make(train_corpus: Corpus) -> Judge:
         offline: Judge | None = train_learned(train_corpus) if train_learned else loaded
@@ -105,7 +106,7 @@ def replay_corpus(corpus_path: str | Path, profile: str = "pytorch", judge: str 
         raise UserError(f"--folds {folds} is more than the {len(corpus.examples)} usable issues")
     notes: list[str] = []
     if model_dir is not None:
-        model = get_judge("learned", model_dir, profile=profile).model  # type: ignore[attr-defined]
+        model = get_judge("learned", model_dir, profile=profile, env={}).model  # type: ignore[attr-defined]
         if model.profile != policy.name:
             raise UserError(f"model was trained for profile {model.profile!r}, not {policy.name!r}")
         if model.corpus_sha256 == corpus.sha256:

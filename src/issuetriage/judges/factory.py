@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,12 +12,16 @@ from issuetriage.judges.base import Judge
 from issuetriage.judges.heuristic import HeuristicJudge
 
 if TYPE_CHECKING:
+    from issuetriage.evidence.history import History
     from issuetriage.policy import Policy
 
 JUDGES = ("auto", "heuristic", "learned", "llm", "hybrid")
+HISTORY_ENV = "ISSUETRIAGE_HISTORY"  # a labelled corpus (JSONL) of the profile's repository
+NEIGHBOURS = 5  # as `eval --neighbours` measures it (docs/evaluation.md)
 
 
 def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profile: str | Policy | None = None,
+              history: History | str | Path | None = None, env: Mapping[str, str] | None = None,
               **options: Any) -> Judge:
     """Build a judge by name, for `profile` (a profile's name or folder, or a loaded Policy: a
     repository's own profile is built from its object, never looked up by its name).
@@ -23,17 +29,57 @@ def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profil
     `auto`: the hybrid judge when an LLM is configured (environment or the profile's llm.toml),
     over the learned judge when `model_dir` is given, else the offline heuristic. `learned` checks
     the model was made for the profile.
+
+    `history` (a History, or a labelled corpus file; default `$ISSUETRIAGE_HISTORY` from `env`):
+    the repository's labelled past. The offline judge is then stacked with it
+    (`judges/neighbours.py`, fitted once, at its first issue) and the LLM gets its examples from it.
     """
     from issuetriage.policy import load_profile
 
     policy = load_profile(profile) if isinstance(profile, str) else profile
+    name = _resolve(name, model_dir, policy)
+    past = _history(history, policy, os.environ if env is None else env)
+    return _plain(name, model_dir, policy, options) if past is None else _judge(
+        name, model_dir, policy, past, options)
+
+
+def _resolve(name: str, model_dir: str | Path | None, policy: Policy | None) -> str:
+    """`auto` and `heuristic` with a model, as the judge they mean."""
     if name == "auto":
         from issuetriage.judges.llm import load_config
 
         offline = "learned" if model_dir is not None else "heuristic"
         name = "hybrid" if load_config(policy.root if policy else None) is not None else offline
-    if name == "heuristic" and model_dir is not None:
-        name = "learned"
+    return "learned" if name == "heuristic" and model_dir is not None else name
+
+
+def _history(source: History | str | Path | None, policy: Policy | None,
+             env: Mapping[str, str]) -> History | None:
+    from issuetriage.evidence.history import History, load_history
+    from issuetriage.policy import load_profile
+
+    if isinstance(source, History):
+        return source
+    source = source or env.get(HISTORY_ENV) or None
+    return load_history(source, policy or load_profile()) if source else None
+
+
+def _judge(name: str, model_dir: str | Path | None, policy: Policy | None, past: History,
+           options: dict[str, Any]) -> Judge:
+    """A judge whose offline half is stacked with the repository's history."""
+    from issuetriage.judges.neighbours import NeighbourVote
+
+    if name in ("llm", "hybrid"):
+        offline = NeighbourVote(_plain("learned" if model_dir else "heuristic", model_dir, policy, {}),
+                                past, NEIGHBOURS)
+        return _plain(name, model_dir, policy, {**options, "offline": offline, "history": past})
+    return NeighbourVote(_plain(name, model_dir, policy, options), past, NEIGHBOURS)  # type: ignore[return-value]  # a Judge
+
+
+def _plain(name: str, model_dir: str | Path | None, policy: Policy | None,
+           options: dict[str, Any]) -> Judge:
+    from issuetriage.policy import load_profile
+
     if name == "heuristic":
         return HeuristicJudge()
     if name == "learned":
@@ -41,7 +87,7 @@ def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profil
             raise UserError("the learned judge needs --model MODEL_DIR (make one with `issuetriage train`)")
         from issuetriage.judges.learned import load_judge
 
-        return load_judge(Path(model_dir), profile=(policy or load_profile("pytorch")).name)
+        return load_judge(Path(model_dir), profile=(policy or load_profile()).name)
     if name in ("llm", "hybrid"):
         from issuetriage.judges.llm import make_judge
 
