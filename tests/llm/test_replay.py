@@ -110,3 +110,32 @@ def test_an_answer_recorded_for_another_request_is_not_used(tmp_path, capsys, co
     code, report, err = eval_json(capsys, corpus, write(tmp_path / "a.jsonl", stale))
     assert code == 0 and report["judged_by"] == {"heuristic:llm-outage": 3}
     assert "recorded for another request" in err and "recorded for prompt 1999-01-01.1" in err
+
+
+def test_answers_bought_once_are_recorded_and_replay_to_the_same_plans(tmp_path, capsys, corpus, monkeypatch,
+                                                                       standin):
+    """Record once with a key (here the loopback model), re-score later without one: every
+    validated answer, bought or from the cache, is written as replayable JSONL with its digest."""
+    standin.push(answer(), answer(), answer(labels=[{"name": "module: dataloader", "confidence": 0.9,
+                                                     "reason": "workers hang"}]))
+    record = tmp_path / "recorded.jsonl"
+    for name, value in {"PROVIDER": "openai", "MODEL": "local-model", "BASE_URL": f"{standin.url}/v1",
+                        "CACHE_DIR": str(tmp_path / "cache"), "MAX_RETRIES": "0", "RECORD": str(record)}.items():
+        monkeypatch.setenv(f"ISSUETRIAGE_LLM_{name}", value)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy-not-a-key")
+    code, out, err = run_cli(capsys, "eval", "--corpus", str(corpus), "--judge", "llm", "--format", "json")
+    assert code == 0, err
+    bought = json.loads(out)
+    rows = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [(r["number"], r["model"]) for r in rows] == [(10, "local-model"), (11, "local-model"),
+                                                         (12, "local-model")]
+    assert all(len(r["prompt_digest"]) == 64 for r in rows)
+    # the second run is served from the cache, and still recorded (one line per issue)
+    code, _, err = run_cli(capsys, "eval", "--corpus", str(corpus), "--judge", "llm", "--format", "json")
+    assert code == 0 and len(standin.requests) == 3 and len(record.read_text().splitlines()) == 3
+    for name in ("PROVIDER", "MODEL", "BASE_URL", "RECORD"):
+        monkeypatch.delenv(f"ISSUETRIAGE_LLM_{name}")
+    code, replayed, err = eval_json(capsys, corpus, record)
+    assert code == 0 and "warning" not in err, err
+    assert replayed["judged_by"] == {"llm:replay:local-model": 3}
+    assert replayed["labels"] == bought["labels"]

@@ -37,7 +37,7 @@ def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"
     (default: the profile's llm.toml and the environment). The offline judge (heuristic, or the
     learned one when `model_dir` is given) supplies candidates, the fallback and hybrid routing."""
     from issuetriage.errors import ConfigError
-    from issuetriage.judges.llm.cache import AnswerCache
+    from issuetriage.judges.llm.cache import AnswerCache, Recorder
     from issuetriage.judges.llm.judge import HybridJudge, LLMJudge
     from issuetriage.judges.llm.providers import make_provider
 
@@ -54,7 +54,9 @@ def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"
         repo = repo or policy.meta.repo
     replaying = config.provider == "replay"  # recorded answers are never cached as bought ones
     store = AnswerCache(default_cache_dir(config)) if cache and not replaying else None
-    llm = LLMJudge(make_provider(config, repo), config.cost, store, offline, history, style)
+    provider = make_provider(config, repo)
+    recorder = Recorder(config.record, provider.model, repo) if config.record and not replaying else None
+    llm = LLMJudge(provider, config.cost, store, offline, history, style, recorder=recorder)
     return HybridJudge(offline, llm, config.hybrid_threshold) if mode == "hybrid" else llm
 
 

@@ -76,3 +76,34 @@ class AnswerCache:
     def __len__(self) -> int:
         with self._connect() as db:
             return int(db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+
+
+class Recorder:
+    """Writes every validated answer (bought or cached) to a JSONL file the replay provider reads
+    (docs/llm.md "Recorded answers"): record once with a real key, re-score after every profile
+    or tree change. One line per issue, the newest answer winning; the file is rewritten whole
+    through a temporary file, so a reader never sees half of it. One process at a time."""
+
+    def __init__(self, path: Path, model: str, repo: str | None = None) -> None:
+        import threading
+
+        from issuetriage.judges.llm.providers import read_recordings
+
+        self.path, self.model = path, model
+        self._lock = threading.Lock()
+        self._rows = read_recordings(path, repo) if path.exists() else {}
+
+    def put(self, repo: str, number: int, answer: dict[str, Any], version: str, digest: str) -> None:
+        import os
+        import tempfile
+
+        row = {"repo": repo, "number": number, "answer": answer, "model": self.model,
+               "prompt_version": version, "prompt_digest": digest}
+        with self._lock:
+            self._rows[(repo, number)] = row
+            text = "".join(json.dumps(r, sort_keys=True) + "\n" for _, r in sorted(self._rows.items()))
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".recording-", dir=self.path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, self.path)

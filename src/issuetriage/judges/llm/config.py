@@ -45,6 +45,7 @@ class LLMConfig(BaseModel):
     price_out: float | None = Field(None, ge=0)
     answers: Path | None = None  # the replay provider's recorded answers (docs/llm.md)
     history: Path | None = None  # labelled issues of the profile's repo, for examples (JSONL)
+    record: Path | None = None  # write every validated answer here, as replayable JSONL
 
     def api_key(self, env: Mapping[str, str] | None = None) -> str | None:
         """The key from the environment variable this config names (None for Bedrock's AWS chain)."""
@@ -67,7 +68,7 @@ class LLMConfig(BaseModel):
 
 _ENV_FIELDS = ("provider", "model", "base_url", "api_key_env", "region", "max_tokens", "timeout",
                "max_retries", "hybrid_threshold", "cache_dir", "price_in", "price_out", "answers",
-               "history")
+               "history", "record")
 
 
 def _profile_settings(profile_root: Path | None) -> dict[str, object]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from issuetriage.evidence.history import History
 from issuetriage.evidence.signals import Signals
 from issuetriage.judges.base import CLOSING_KINDS, Judge, Judgment, Kind
-from issuetriage.judges.llm.cache import AnswerCache
+from issuetriage.judges.llm.cache import AnswerCache, Recorder
 from issuetriage.judges.llm.excerpt import bystander_comments
 from issuetriage.judges.llm.prompt import DEFAULT_STYLE, MAX_EXAMPLES, Prompt, build_prompt
 from issuetriage.judges.llm.providers import Provider, ProviderOutage
@@ -108,9 +109,11 @@ class LLMJudge:
 
     def __init__(self, provider: Provider, pricer: Pricer, cache: AnswerCache | None = None,
                  offline: Judge | None = None, history: History | None = None,
-                 style: str = DEFAULT_STYLE, examples: int = MAX_EXAMPLES) -> None:
+                 style: str = DEFAULT_STYLE, examples: int = MAX_EXAMPLES,
+                 recorder: Recorder | None = None) -> None:
         self.provider, self.pricer, self.cache, self.offline = provider, pricer, cache, offline
         self.history, self.style, self.examples = history, style, examples
+        self.recorder = recorder
         self.name = f"llm:{provider.model}"
 
     def prompt(self, issue: Issue, signals: Signals, policy: Policy,
@@ -146,7 +149,12 @@ class LLMJudge:
                                   prompt.transfer_repos)
         except SchemaViolation:
             return None
+        self._record(prompt, answer.model_dump(mode="json"))
         return to_judgment(answer, policy, f"{self.name}:cached")
+
+    def _record(self, prompt: Prompt, answer: dict[str, Any]) -> None:
+        if self.recorder is not None:
+            self.recorder.put(prompt.repo, prompt.number, answer, prompt.version, prompt.digest)
 
     def _call(self, prompt: Prompt, policy: Policy) -> Judgment:
         spent_in = spent_out = 0
@@ -163,6 +171,7 @@ class LLMJudge:
             if self.cache is not None:
                 self.cache.put(prompt.digest, prompt.version, self.provider.model,
                                answer.model_dump(mode="json"), reply.tokens_in, reply.tokens_out)
+            self._record(prompt, answer.model_dump(mode="json"))
             return to_judgment(answer, policy, self.name, spent_in, spent_out,
                                self.pricer(spent_in, spent_out))
         return review(f"{self.name}:invalid", error or "", spent_in, spent_out,

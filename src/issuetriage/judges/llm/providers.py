@@ -135,21 +135,8 @@ class ReplayProvider:
 
     def __init__(self, path: Path, repo: str | None = None) -> None:
         self.path = Path(path)
-        self.answers: dict[tuple[str, int], dict[str, Any]] = {}
-        models: set[str] = set()
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"{self.path}: cannot read recorded answers ({exc})") from None
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                record = _recorded(line, f"{self.path}:{lineno}", repo)
-                key = (record["repo"], record["number"])
-                if key in self.answers:
-                    raise UserError(f"{self.path}:{lineno}: a second answer for "
-                                    f"{key[0]}#{key[1]}")
-                self.answers[key] = record
-                models.add(str(record.get("model") or ""))
+        self.answers = read_recordings(self.path, repo)
+        models = {str(record.get("model") or "") for record in self.answers.values()}
         named = models.pop() if len(models) == 1 else ""
         self.model = f"replay:{named}" if named else "replay"
 
@@ -166,6 +153,23 @@ class ReplayProvider:
             raise ProviderOutage(f"the answer for {prompt.repo}#{prompt.number} was recorded "
                                  f"for another request (digest {str(digest)[:12]})")
         return Reply(record["answer"], 0, 0)
+
+
+def read_recordings(path: Path, repo: str | None = None) -> dict[tuple[str, int], dict[str, Any]]:
+    """A recording file's answers by (repo, number); UserError (exit 2) for an unusable file."""
+    answers: dict[tuple[str, int], dict[str, Any]] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read recorded answers ({exc})") from None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            record = _recorded(line, f"{path}:{lineno}", repo)
+            key = (record["repo"], record["number"])
+            if key in answers:
+                raise UserError(f"{path}:{lineno}: a second answer for {key[0]}#{key[1]}")
+            answers[key] = record
+    return answers
 
 
 def _recorded(line: str, where: str, repo: str | None) -> dict[str, Any]:
