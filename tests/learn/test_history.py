@@ -154,6 +154,33 @@ def test_request_export_holds_no_gold_and_only_earlier_other_issues(tmp_path, ca
     assert shown_any
 
 
+def test_requests_exported_with_a_stacked_offline_judge_replay_in_eval_with_it(tmp_path, capsys):
+    """`llm requests --neighbours K` builds the requests `eval --judge llm --neighbours K --sample N`
+    builds (the same stack, fitted on the same training side): answers recorded for them replay,
+    and for the plain export they do not."""
+    path = write_jsonl(tmp_path / "c.jsonl", corpus_records())
+    form = {"kind": "bug", "kind_confidence": 0.9, "labels": [], "templates": [], "transfer_repo": None,
+            "missing_repro": None, "release_risk": False, "high_priority": False,
+            "reasoning": "an answer recorded for this exact request"}
+    judged = {}
+    for neighbours in ("0", "5"):
+        out = tmp_path / f"req{neighbours}"
+        code, _, err = run_cli(capsys, "llm", "requests", "--corpus", str(path), "--out", str(out),
+                               "--sample", "10", "--neighbours", neighbours)
+        assert code == 0, err
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["offline_judge"] == ("heuristic+history" if neighbours == "5" else "heuristic")
+        answers = write_jsonl(tmp_path / f"a{neighbours}.jsonl", [
+            {"repo": r["repo"], "number": r["number"], "answer": form, "prompt_digest": r["prompt_digest"]}
+            for r in manifest["requests"]])
+        code, out_json, err = run_cli(capsys, "eval", "--corpus", str(path), "--judge", "llm", "--sample", "10",
+                                      "--neighbours", "5", "--answers", str(answers), "--format", "json")
+        assert code == 0, err
+        judged[neighbours] = json.loads(out_json)["judged_by"]
+    assert judged["5"] == {"llm:replay": 10}
+    assert judged["0"] != {"llm:replay": 10}  # the plain export's requests differ
+
+
 def test_request_export_refuses_a_used_folder_and_writes_nothing(tmp_path, capsys):
     path = write_jsonl(tmp_path / "c.jsonl", corpus_records())
     out = tmp_path / "req"

@@ -144,6 +144,9 @@ def register(app: typer.Typer) -> None:
         sample: Annotated[int, typer.Option("--sample", min=1, help="How many labelled issues.")] = 60,
         seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
         prompt: Annotated[str, typer.Option("--prompt", help="Prompt style: catalog or shortlist.")] = "catalog",
+        neighbours: Annotated[int, typer.Option(
+            "--neighbours", min=0, help="Stack the offline judge with the history, as eval "
+                                        "--neighbours K does (0: off).")] = 0,
         profile: ProfileOpt = "pytorch",
         fmt: FormatOpt = Format.text,
     ) -> None:
@@ -151,7 +154,7 @@ def register(app: typer.Typer) -> None:
         Example: issuetriage llm requests --corpus dev.jsonl --out requests/"""
         from issuetriage.evaluate.requests import export_requests
 
-        manifest = export_requests(corpus, out, sample, seed, prompt, profile)
+        manifest = export_requests(corpus, out, sample, seed, prompt, profile, neighbours)
         emit(fmt, {"out": str(out), "requests": len(manifest["requests"]),
                    "prompt_style": manifest["prompt_style"], "prompt_version": manifest["prompt_version"]},
              f"{len(manifest['requests'])} requests ({manifest['prompt_style']}, prompt "

@@ -19,6 +19,7 @@ import numpy as np
 from issuetriage.errors import UserError
 from issuetriage.evidence.history import history_from_examples
 from issuetriage.evidence.signals import extract_signals
+from issuetriage.judges.base import Judge
 from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.judges.learned.corpus import Corpus, load_corpus
 from issuetriage.judges.llm.judge import request
@@ -51,9 +52,11 @@ def request_file(repo: str, number: int) -> str:
 
 
 def export_requests(corpus_path: str | Path, out: str | Path, size: int, seed: int = 0,
-                    style: str = "catalog", profile: str = "pytorch") -> dict[str, Any]:
+                    style: str = "catalog", profile: str = "pytorch",
+                    neighbours: int = 0) -> dict[str, Any]:
     """Write one request file per sampled issue and `manifest.json` into `out` (a new folder,
-    written whole or not at all); returns the manifest."""
+    written whole or not at all); returns the manifest. `neighbours` > 0 stacks the offline
+    judge with the history, as `eval --neighbours K --sample N` does, so its requests match."""
     if style not in PROMPT_VERSIONS:
         raise UserError(f"--prompt {style!r}: choose from {', '.join(PROMPT_VERSIONS)}")
     out = Path(out)
@@ -63,7 +66,11 @@ def export_requests(corpus_path: str | Path, out: str | Path, size: int, seed: i
     corpus = load_corpus(corpus_path, policy)
     held, rest = sample_split(corpus, size, seed)
     history = history_from_examples((corpus.examples[i] for i in rest), policy)
-    offline = HeuristicJudge()
+    offline: Judge = HeuristicJudge()
+    if neighbours:
+        from issuetriage.judges.neighbours import NeighbourVote
+
+        offline = NeighbourVote(offline, history, neighbours)  # type: ignore[assignment]  # a Judge
     rows, texts = [], {}
     for i in held:
         issue = corpus.examples[i].issue
