@@ -5,7 +5,8 @@
 
 `sample` replays the judges (offline: heuristic, heuristic+history and learned+history, 5-fold;
 llm: the LLM and hybrid judges on the 60-issue sample with recorded answers for the shortlist
-and catalog prompts, from DIR/{old,new}/answers.jsonl) and writes DIR/sample.jsonl (issue text,
+and catalog prompts, from DIR/{old,new}/answers.jsonl, and DIR/stack/answers.jsonl for the
+catalog prompt over the stacked offline judge when present) and writes DIR/sample.jsonl (issue text,
 label, the label's description: what the reviewer sees), DIR/key.jsonl and DIR/judges.json
 (private: which judge proposed what, and each judge's totals). The reviewer writes
 DIR/verdicts.jsonl; `score` prints adjudicated precision per judge.
@@ -37,11 +38,14 @@ def runs(round_: str, answers: Path | None) -> dict[str, tuple[str, dict]]:
                 "learned+history": ("learned", {"folds": 5, "options": EvalOptions(neighbours=5)})}
     assert answers is not None
     out = {}
-    for style, folder in (("shortlist", "old"), ("catalog", "new")):
+    # stack/: the catalog prompt over the offline judge stacked with history (`--neighbours 5`)
+    for style, folder, k in (("shortlist", "old", 0), ("catalog", "new", 0), ("catalog", "stack", 5)):
+        if not (answers / folder / "answers.jsonl").is_file():
+            continue
         for judge in ("llm", "hybrid"):
             options = EvalOptions(answers=answers / folder / "answers.jsonl", prompt=style,
-                                  sample=SAMPLE)
-            out[f"{judge}/{style}"] = (judge, {"seed": SEED, "options": options})
+                                  sample=SAMPLE, neighbours=k)
+            out[f"{judge}/{style}{'+history' if k else ''}"] = (judge, {"seed": SEED, "options": options})
     return out
 
 

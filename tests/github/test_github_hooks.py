@@ -81,6 +81,17 @@ def test_blocked_calls_exit_2_with_the_reason_on_stderr(policy, tool, tool_input
     assert reply == HookReply(2, "", f"issuetriage blocked this call: {reason}\n")
 
 
+def test_a_close_goes_only_with_its_comment(policy):
+    """A corroborated usage question closes with the forum comment: the update tool cannot post
+    it, so it is blocked there, and the gh command is rewritten to carry it."""
+    question = issue(title="How do I save a model?", body="How can I save and load my model? Is there a way?")
+    mcp = pre("mcp__github__update_issue", mcp_update(state="closed"), current=question, policy=policy)
+    assert mcp.exit_code == 2 and "cannot post" in mcp.stderr and "gh issue close 103 --comment" in mcp.stderr
+    gh = pre("Bash", {"command": "gh issue close 103"}, current=question, policy=policy)
+    command = json.loads(gh.stdout)["hookSpecificOutput"]["updatedInput"]["command"]
+    assert gh.exit_code == 0 and "--comment" in command and "discuss.pytorch.org" in command
+
+
 def test_duplicate_template_is_blocked(policy):
     posted = issue(comments=({"author": "bot", "body": policy.render_template("request_more_info")},))
     text = policy.templates["request_more_info"].comment

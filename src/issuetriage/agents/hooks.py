@@ -133,6 +133,10 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
                       comment="\n\n".join(policy.render_template(t) for t in kept.templates) or None)
     if tool in MCP_COMMENT and guarded.comment is None:  # what is left needs another tool
         return _block(env, tool, "; ".join(reasons) or "nothing left to do")
+    if tool != "Bash" and tool not in MCP_COMMENT and guarded.close and guarded.comment:
+        # the update tool cannot post the comment a close must carry: never close without it
+        return _block(env, tool, "a close needs its comment, which this tool cannot post: "
+                                 f"run `gh issue close {m.number} --comment ...` instead")
     updated = rewrite(tool, tool_input, guarded, issue.labels)
     # a gh command always runs as we parsed it (quoted, explicit --repo); MCP input only if trimmed
     changed = (updated != tool_input if tool == "Bash"
