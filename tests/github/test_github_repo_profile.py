@@ -168,6 +168,10 @@ def test_the_command_line_profile_serves_only_its_own_repository(tmp_path):
     (r"(a|a)*b", True), (r"(?:ab|ac)+$", False), (r"(?:x|\w)+!", False), (r"(?:\d+|x)*y", True),
     (r"(?:(?:)|(?:))*z", True), (r"(?:foo|bar|baz)+", True), (r"(?:cuda|rocm) error", False),
     (r"(?:(?!fails|error)[^.]){0,40}ok", False), (r"(?:(?=(a+)+)b)*", True),
+    # profile patterns match ignoring case, so alternatives differing in case overlap
+    (r"(?:ab|Ab)+c", True), (r"(?i:(?:xy|XY)+)z", True), ("(?:\u017fa|sa)+c", True), ("(?:\u212aa|ka)+c", True),
+    # an optional part that may start like another part of the repeated body
+    (r"(?:a?a?)+b", True), (r"(?:aa?)+b", True), (r"(?:ab?)+c", False), (r"(?:foo(?:bar)?)+", False),
 ])
 def test_patterns_that_backtrack_without_bound_are_refused(pattern, bad):
     assert bool(unbounded_backtracking(pattern)) is bad

@@ -189,8 +189,9 @@ def _patterns(data: Any, key: str = "") -> Iterator[str]:
 
 def unbounded_backtracking(pattern: str) -> str | None:
     """Why `pattern` can take exponential time on hostile text (a repetition inside an unbounded
-    repetition, alternatives under one that may match the same text, a back-reference), or None.
-    Invalid patterns are the loader's to report."""
+    repetition; alternatives, or optional parts, under a repetition that may start alike, cases
+    folded; a back-reference), or None. Conservative: alternatives that only share a first
+    character (`(?:bar|baz)+`) are refused too. Invalid patterns are the loader's to report."""
     try:
         tree = sre_parse.parse(pattern)
     except (re.error, RecursionError, OverflowError):
@@ -204,6 +205,9 @@ def _walk(items: list[Any], outer: int) -> str | None:
             low, high, sub = av
             if high > 1 and (outer == sre.MAXREPEAT or (outer > 1 and high == sre.MAXREPEAT)):
                 return "nested repetition can backtrack without bound"
+            body = list(sub[0][1][-1]) if len(sub) == 1 and sub[0][0] is sre.SUBPATTERN else list(sub)
+            if high > 1 and _optional_overlap(body):
+                return "optional parts under a repetition may match the same text"
             why = _walk(list(sub), high if high > 1 else outer)
         elif op in (sre.GROUPREF, sre.GROUPREF_EXISTS):
             return "back-references are not allowed"
@@ -246,7 +250,7 @@ def _first(items: list[Any]) -> set[int] | None:
     out: set[int] = set()
     for op, av in items:
         if op is sre.LITERAL:
-            return out | {av}
+            return out | _cases(av)
         if op in _ZERO_WIDTH:
             continue
         if op is sre.SUBPATTERN or op in REPEATS or op is sre.BRANCH:
@@ -262,6 +266,28 @@ def _first(items: list[Any]) -> set[int] | None:
             continue
         return None
     return out
+
+
+def _cases(code: int) -> set[int]:
+    """A character and its other cases: profile patterns match ignoring case (`re.I`), where
+    `ſ` is an `s` and the Kelvin sign a `k`."""
+    char = chr(code)
+    return {code} | {ord(c) for c in (char.lower(), char.upper(), char.casefold()) if len(c) == 1}
+
+
+def _optional_overlap(items: list[Any]) -> bool:
+    """Whether a repeated sequence has an optional part (`x?`, `x*`) that may start like another
+    part of it: `(?:a?a?)+` and `(?:aa?)+` can split one text in exponentially many ways."""
+    firsts = [_first([item]) for item in items]
+    for i, item in enumerate(items):
+        if item[0] in _ZERO_WIDTH or not _nullable([item]):
+            continue
+        if firsts[i] is None:
+            return True
+        for j, other in enumerate(firsts):
+            if j != i and items[j][0] not in _ZERO_WIDTH and (other is None or other & firsts[i]):
+                return True
+    return False
 
 
 def _nullable(items: list[Any]) -> bool:
