@@ -282,10 +282,11 @@ def _optional_overlap(items: list[Any]) -> bool:
     for i, item in enumerate(items):
         if item[0] in _ZERO_WIDTH or not _nullable([item]):
             continue
-        if firsts[i] is None:
+        mine = firsts[i]
+        if mine is None:
             return True
         for j, other in enumerate(firsts):
-            if j != i and items[j][0] not in _ZERO_WIDTH and (other is None or other & firsts[i]):
+            if j != i and items[j][0] not in _ZERO_WIDTH and (other is None or other & mine):
                 return True
     return False
 
