@@ -139,3 +139,18 @@ def test_answers_bought_once_are_recorded_and_replay_to_the_same_plans(tmp_path,
     assert code == 0 and "warning" not in err, err
     assert replayed["judged_by"] == {"llm:replay:local-model": 3}
     assert replayed["labels"] == bought["labels"]
+
+
+def test_judges_of_one_process_share_a_recorder_and_a_failed_write_is_only_a_warning(tmp_path, capsys):
+    from issuetriage.judges.llm.cache import Recorder
+
+    path = tmp_path / "rec.jsonl"
+    first, second = Recorder.shared(path, "m"), Recorder.shared(path, "m")
+    assert first is second  # one per file: worker threads never overwrite each other's rows
+    first.put("pytorch/pytorch", 1, answer(), "v", "d1")
+    second.put("pytorch/pytorch", 2, answer(), "v", "d2")
+    assert [json.loads(x)["number"] for x in path.read_text().splitlines()] == [1, 2]
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    Recorder(blocker / "rec.jsonl", "m").put("pytorch/pytorch", 3, answer(), "v", "d3")
+    assert "not recorded" in capsys.readouterr().err and blocker.read_text() == "x"

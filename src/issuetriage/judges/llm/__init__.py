@@ -55,7 +55,7 @@ def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"
     replaying = config.provider == "replay"  # recorded answers are never cached as bought ones
     store = AnswerCache(default_cache_dir(config)) if cache and not replaying else None
     provider = make_provider(config, repo)
-    recorder = Recorder(config.record, provider.model, repo) if config.record and not replaying else None
+    recorder = Recorder.shared(config.record, provider.model, repo) if config.record and not replaying else None
     llm = LLMJudge(provider, config.cost, store, offline, history, style, recorder=recorder)
     return HybridJudge(offline, llm, config.hybrid_threshold) if mode == "hybrid" else llm
 

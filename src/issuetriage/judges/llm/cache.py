@@ -6,7 +6,11 @@ or profile misses the cache. Only validated answers are stored, as JSON text (ne
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import sys
+import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -82,28 +86,43 @@ class Recorder:
     """Writes every validated answer (bought or cached) to a JSONL file the replay provider reads
     (docs/llm.md "Recorded answers"): record once with a real key, re-score after every profile
     or tree change. One line per issue, the newest answer winning; the file is rewritten whole
-    through a temporary file, so a reader never sees half of it. One process at a time."""
+    through a temporary file, so a reader never sees half of it. `shared` gives every judge of a
+    process (one per worker thread) the same recorder for a file; one process at a time."""
+
+    _open: dict[Path, Recorder] = {}
+    _open_lock = threading.Lock()
 
     def __init__(self, path: Path, model: str, repo: str | None = None) -> None:
-        import threading
-
         from issuetriage.judges.llm.providers import read_recordings
 
         self.path, self.model = path, model
         self._lock = threading.Lock()
         self._rows = read_recordings(path, repo) if path.exists() else {}
 
-    def put(self, repo: str, number: int, answer: dict[str, Any], version: str, digest: str) -> None:
-        import os
-        import tempfile
+    @classmethod
+    def shared(cls, path: Path, model: str, repo: str | None = None) -> Recorder:
+        with cls._open_lock:
+            key = path.resolve()
+            if key not in cls._open:
+                cls._open[key] = cls(path, model, repo)
+            return cls._open[key]
 
+    def put(self, repo: str, number: int, answer: dict[str, Any], version: str, digest: str) -> None:
+        """Record one answer; a file that cannot be written is a warning, never a lost triage."""
         row = {"repo": repo, "number": number, "answer": answer, "model": self.model,
                "prompt_version": version, "prompt_digest": digest}
         with self._lock:
             self._rows[(repo, number)] = row
             text = "".join(json.dumps(r, sort_keys=True) + "\n" for _, r in sorted(self._rows.items()))
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".recording-", dir=self.path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, self.path)
+            tmp: str | None = None
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=".recording-", dir=self.path.parent)
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                os.replace(tmp, self.path)
+            except OSError as exc:
+                if tmp is not None:
+                    Path(tmp).unlink(missing_ok=True)
+                print(f"warning: {self.path}: answer for {repo}#{number} not recorded ({exc})",
+                      file=sys.stderr)
