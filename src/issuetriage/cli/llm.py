@@ -101,7 +101,7 @@ def serve_mcp(profile: str, store_path: str | None, github_repo: str | None,
     else:
         assert store_path is not None
         backend = StoreBackend(Store(store_path, create=False), repo or policy.meta.repo)
-    serve(Session(policy, backend, get_judge("heuristic"), scope=scope, apply=apply))
+    serve(Session(policy, backend, get_judge("heuristic", profile=policy), scope=scope, apply=apply))
 
 
 def register(app: typer.Typer) -> None:
