@@ -85,6 +85,23 @@ def test_a_reproduction_request_is_routed_but_keeps_its_decision_and_comment(pol
     assert unsure.templates == ("request_self_contained_reproduction",)
 
 
+def test_a_crash_that_needs_a_reproduction_is_escalated_and_keeps_its_request(policy):
+    """The skill's high-priority rule holds whatever the repro state: `triage review`, while the
+    decision, the link removal and the comment stand; the trace says what the later steps gave."""
+    from issuetriage.engine.guard import guard
+
+    issue = make_issue(body="Load https://example.com/model.pt and conv2d segfaults.")
+    plan = plan_for(policy, issue, make_judgment(labels={"module: convolution": 0.9}, escalate=("crash",)))
+    assert plan.decision is Decision.REQUEST_REPRODUCTION and plan.body_edit is not None
+    assert {"module: convolution", "triage review"} <= set(plan.labels_added)
+    assert "triaged" not in plan.labels_added
+    general = next(t for t in plan.trace if t.step.startswith("4 "))
+    assert general.outcome == "+module: convolution" and "reproduction request stands" in general.reason
+    guarded = guard(plan, issue, policy).plan
+    assert guarded.body_edit == plan.body_edit and "triage review" in guarded.labels_added
+    assert guarded.templates == ("request_self_contained_reproduction",)
+
+
 def test_step1_6_edge_case_adds_label_template_and_keeps_going(policy):
     plan = plan_for(policy, judgment=make_judgment(labels={"module: edge cases": 0.9, "topic: fuzzer": 0.8,
                                                            "module: nn": 0.9}))

@@ -41,8 +41,9 @@ def propose(issue: Issue, signals: Signals, judgment: Judgment, policy: Policy) 
     for number, name, step in CONTENT_STEPS:
         outcome = step(ctx, draft)
         if outcome is not None:
+            routing_only = draft.routing_only
             draft.add(outcome)
-            trace.append(_trace(number, name, outcome))
+            trace.append(_trace(number, name, outcome, routing_only))
             if draft.stopped:
                 break
     draft.routing_only = False  # the finishing steps see the whole draft
@@ -65,7 +66,11 @@ def propose(issue: Issue, signals: Signals, judgment: Judgment, policy: Policy) 
     )
 
 
-def _trace(number: str, name: str, outcome: Outcome) -> TraceStep:
+def _trace(number: str, name: str, outcome: Outcome, routing_only: bool = False) -> TraceStep:
+    if routing_only:  # after a reproduction request only the step's labels were taken
+        return TraceStep(step=f"{number} {name}",
+                         outcome="+" + ", ".join(outcome.labels) if outcome.labels else "noted",
+                         reason=f"{outcome.reason} (its labels only: the reproduction request stands)")
     decided = outcome.decision.value if outcome.decision else "+" + ", ".join(
         outcome.labels + outcome.templates) if (outcome.labels or outcome.templates) else "noted"
     return TraceStep(step=f"{number} {name}", outcome=decided, reason=outcome.reason)

@@ -9,15 +9,17 @@ _UNREVIEWED = {Decision.LABEL, Decision.TRIAGE_REVIEW}
 
 
 def escalate(ctx: Context, draft: Draft) -> Outcome | None:
-    """Step 5a: crashes, silent wrong results, regressions and internal asserts go to triage review."""
-    if draft.decision not in _UNREVIEWED:
+    """Step 5a: crashes, silent wrong results, regressions and internal asserts go to triage review;
+    a reproduction request keeps its decision (its comment and body edit) and gets the label."""
+    if draft.decision not in _UNREVIEWED and draft.decision is not Decision.REQUEST_REPRODUCTION:
         return None
     reasons = list(ctx.judgment.escalate_reasons)
     if ctx.judgment.high_priority:
         reasons.append("high impact")
     if not reasons:
         return None
-    return Outcome(f"escalated for human review: {', '.join(reasons)}", Decision.TRIAGE_REVIEW,
+    decision = Decision.TRIAGE_REVIEW if draft.decision in _UNREVIEWED else None
+    return Outcome(f"escalated for human review: {', '.join(reasons)}", decision,
                    labels=(ctx.policy.bot.triage_review,), review=True)
 
 
