@@ -247,11 +247,18 @@ def test_a_worker_that_writes_while_another_worker_is_writing_waits_then_writes_
     waits for the issue's row, then sees the first worker's result and refuses."""
     issue = make_issue(title="torch.linalg.svd gives wrong U", body="torch.linalg.svd and torch.linalg.qr")
     outcome: dict[str, object] = {}
+    reached = threading.Event()
+
+    class ReachesItsWrite(StoreApplier):
+        def atomic(self):  # type: ignore[no-untyped-def]
+            reached.set()  # it read the issue before the first worker's commit, and opens its write
+            return super().atomic()
 
     def second_worker() -> None:
         with Store(url) as store:
             try:
-                act(StoreApplier(store), issue.repo, issue.number, policy, engine(), apply=True, audit=store)
+                act(ReachesItsWrite(store), issue.repo, issue.number, policy, engine(), apply=True,
+                    audit=store)
             except StoreConflict as exc:
                 outcome["refused"] = exc
     second = threading.Thread(target=second_worker)
@@ -260,7 +267,10 @@ def test_a_worker_that_writes_while_another_worker_is_writing_waits_then_writes_
         def write(self, *args):  # type: ignore[no-untyped-def]
             written = super().write(*args)
             second.start()
-            for _ in range(1000):
+            # not a measurement: the commit waits until the second worker is at its write (a
+            # thread started under load may otherwise read only after the commit, and skip)
+            assert reached.wait(120), "the second worker never reached its transaction"
+            for _ in range(1000):  # PostgreSQL: until it waits on the issue's row lock
                 if _blocked_on_a_lock(url):
                     break
                 time.sleep(0.01)
