@@ -234,3 +234,17 @@ def test_a_history_of_another_repository_is_one_line_exit_2(tmp_path, capsys, mo
     code, out, err = run_cli(capsys, "plan", "--issue", str(_issue_file(tmp_path)), "--format", "json")
     assert code == 2 and not out
     assert err.startswith("error: ") and "not from the profile's repository" in err and err.count("\n") == 1
+
+
+def test_a_history_folder_gives_each_repository_its_own_file(tmp_path, capsys, monkeypatch):
+    """A worker serving several repositories names a folder: each profile's repository finds
+    OWNER__NAME.jsonl there, or judges without history."""
+    folder = tmp_path / "histories"
+    folder.mkdir()
+    monkeypatch.setenv("ISSUETRIAGE_HISTORY", str(folder))
+    issue = _issue_file(tmp_path)
+    code, out, err = run_cli(capsys, "plan", "--issue", str(issue), "--judge", "heuristic", "--format", "json")
+    assert code == 0 and json.loads(out)["judge"] == "heuristic", err
+    _history_file(tmp_path).rename(folder / "pytorch__pytorch.jsonl")
+    code, out, err = run_cli(capsys, "plan", "--issue", str(issue), "--judge", "heuristic", "--format", "json")
+    assert code == 0 and json.loads(out)["judge"] == "heuristic+history", err

@@ -30,8 +30,8 @@ def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profil
     over the learned judge when `model_dir` is given, else the offline heuristic. `learned` checks
     the model was made for the profile.
 
-    `history` (a History, or a labelled corpus file; default `$ISSUETRIAGE_HISTORY` from `env`):
-    the repository's labelled past. The offline judge is then stacked with it
+    `history` (a History, a labelled corpus file, or a folder of `OWNER__NAME.jsonl` files, one
+    per repository; default `$ISSUETRIAGE_HISTORY` from `env`): the repository's labelled past. The offline judge is then stacked with it
     (`judges/neighbours.py`, fitted once, at its first issue) and the LLM gets its examples from it.
     """
     from issuetriage.policy import load_profile
@@ -61,7 +61,15 @@ def _history(source: History | str | Path | None, policy: Policy | None,
     if isinstance(source, History):
         return source
     source = source or env.get(HISTORY_ENV) or None
-    return load_history(source, policy or load_profile()) if source else None
+    if not source:
+        return None
+    policy = policy or load_profile()
+    path = Path(source)
+    if path.is_dir():  # one file per repository, OWNER__NAME.jsonl: a worker serving several
+        path = path / f"{policy.meta.repo.replace('/', '__')}.jsonl"
+        if not path.is_file():
+            return None
+    return load_history(path, policy)
 
 
 def _judge(name: str, model_dir: str | Path | None, policy: Policy | None, past: History,
