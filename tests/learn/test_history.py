@@ -248,3 +248,14 @@ def test_a_history_folder_gives_each_repository_its_own_file(tmp_path, capsys, m
     _history_file(tmp_path).rename(folder / "pytorch__pytorch.jsonl")
     code, out, err = run_cli(capsys, "plan", "--issue", str(issue), "--judge", "heuristic", "--format", "json")
     assert code == 0 and json.loads(out)["judge"] == "heuristic+history", err
+
+
+def test_llm_prompt_reads_a_history_folder_as_the_judges_do(tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "histories"
+    folder.mkdir()
+    monkeypatch.setenv("ISSUETRIAGE_HISTORY", str(folder))
+    code, _, err = run_cli(capsys, "llm", "prompt", str(_issue_file(tmp_path)))
+    assert code == 0, err
+    _history_file(tmp_path).rename(folder / "pytorch__pytorch.jsonl")
+    code, out, err = run_cli(capsys, "llm", "prompt", str(_issue_file(tmp_path)))
+    assert code == 0 and "SIMILAR PAST ISSUES" in out, err

@@ -34,7 +34,7 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
     $ISSUETRIAGE_LLM_HISTORY when it names a labelled corpus."""
     from issuetriage.evidence.history import load_history
     from issuetriage.evidence.signals import extract_signals
-    from issuetriage.judges.factory import get_judge
+    from issuetriage.judges.factory import get_judge, resolve_history
     from issuetriage.judges.llm.judge import request
     from issuetriage.judges.llm.prompt import PROMPT_VERSIONS
 
@@ -43,9 +43,10 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
     policy = load_profile(profile)
     issue = _read_issue(source, number)
     signals = extract_signals(issue)
-    history_source = os.environ.get("ISSUETRIAGE_HISTORY") or os.environ.get("ISSUETRIAGE_LLM_HISTORY")
-    history = load_history(history_source, policy) if history_source else None
-    offline = get_judge("heuristic", profile=policy)  # stacked when $ISSUETRIAGE_HISTORY is set
+    stacked = resolve_history(None, policy)  # $ISSUETRIAGE_HISTORY, read once: it stacks the judge
+    examples = os.environ.get("ISSUETRIAGE_LLM_HISTORY")
+    history = stacked or (load_history(examples, policy) if examples else None)
+    offline = get_judge("heuristic", profile=policy, history=stacked)
     return request(issue, signals, policy, offline.judge(issue, signals, policy), history, style)
 
 

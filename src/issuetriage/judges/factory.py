@@ -38,7 +38,7 @@ def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profil
 
     policy = load_profile(profile) if isinstance(profile, str) else profile
     name = _resolve(name, model_dir, policy)
-    past = _history(history, policy, os.environ if env is None else env)
+    past = resolve_history(history, policy, env)
     return _plain(name, model_dir, policy, options) if past is None else _judge(
         name, model_dir, policy, past, options)
 
@@ -53,14 +53,16 @@ def _resolve(name: str, model_dir: str | Path | None, policy: Policy | None) -> 
     return "learned" if name == "heuristic" and model_dir is not None else name
 
 
-def _history(source: History | str | Path | None, policy: Policy | None,
-             env: Mapping[str, str]) -> History | None:
+def resolve_history(source: History | str | Path | None, policy: Policy | None,
+                    env: Mapping[str, str] | None = None) -> History | None:
+    """The history a judge of `policy` gets: `source`, else `$ISSUETRIAGE_HISTORY` from `env`
+    (a file, or a folder of OWNER__NAME.jsonl files); None when there is none for its repo."""
     from issuetriage.evidence.history import History, load_history
     from issuetriage.policy import load_profile
 
     if isinstance(source, History):
         return source
-    source = source or env.get(HISTORY_ENV) or None
+    source = source or (os.environ if env is None else env).get(HISTORY_ENV) or None
     if not source:
         return None
     policy = policy or load_profile()
