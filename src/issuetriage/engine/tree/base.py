@@ -58,20 +58,18 @@ class Draft:
     def add(self, outcome: Outcome) -> None:
         """Fold one step's outcome into the draft. After a `route_on` outcome only labels are
         taken from later content steps: its decision, comment and body edit stand."""
-        if self.routing_only:
-            if outcome.reset:
-                self.labels.clear()
-            self.labels += [label for label in outcome.labels if label not in self.labels]
-            self.stopped = self.stopped or outcome.stop
-            return
         if outcome.reset:
             self.labels.clear()
-            self.templates.clear()
-        if outcome.decision is not None:
-            self.decision = outcome.decision
         for label in outcome.labels:
             if label not in self.labels:
                 self.labels.append(label)
+        self.stopped = self.stopped or outcome.stop
+        if self.routing_only:
+            return
+        if outcome.reset:
+            self.templates.clear()
+        if outcome.decision is not None:
+            self.decision = outcome.decision
         for name in outcome.templates:
             if name not in self.templates:
                 self.templates.append(name)
@@ -79,7 +77,6 @@ class Draft:
         self.body_edit = outcome.body_edit if outcome.body_edit is not None else self.body_edit
         self.transfer_repo = outcome.transfer_repo or self.transfer_repo
         self.review = self.review or outcome.review
-        self.stopped = self.stopped or outcome.stop
         self.routing_only = outcome.route_on
 
 
