@@ -192,8 +192,9 @@ def test_request_export_refuses_a_used_folder_and_writes_nothing(tmp_path, capsy
 
 
 def _history_file(tmp_path, repo="pytorch/pytorch"):
+    history = _history()
     rows = [{"repo": repo, "number": i.number, "title": i.title, "body": i.body, "labels": list(labels)}
-            for i, labels in zip(_history().issues, _history().labels)]
+            for i, labels in zip(history.issues, history.labels)]
     return write_jsonl(tmp_path / "history.jsonl", rows)
 
 
