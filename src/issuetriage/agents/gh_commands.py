@@ -279,7 +279,7 @@ def bash(command: str, default_repo: str) -> Mutation | None:
     try:
         found = commands(command)
         for cmd in found:
-            no_secrets(cmd.words) if cmd.name == "gh" else check(cmd)
+            no_secrets(cmd.words + cmd.inputs) if cmd.name == "gh" else check(cmd)
     except Unsafe as exc:
         raise Refused(str(exc)) from None
     writes = [m for m in (classify_gh(c.words, default_repo) for c in found if c.name == "gh") if m is not None]

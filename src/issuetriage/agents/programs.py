@@ -205,7 +205,7 @@ def check(command: Command) -> None:
     if name not in RULES:
         raise Unsafe(f"{name!r} is not a read-only program the hook knows "
                      f"(allowed: gh's reads and checked writes, {', '.join(sorted(RULES))})")
-    no_secrets(command.words)
+    no_secrets(command.words + command.inputs)
     rule = RULES[name]
     if isinstance(rule, Options):
         operands(name, args, rule)

@@ -34,6 +34,12 @@ class Command:
     def name(self) -> str:
         return self.words[0]
 
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """The files it reads through `<FILE`."""
+        return tuple(r.lstrip(DIGITS)[1:] for r in self.redirects if r.lstrip(DIGITS)[:2] not in {"<&", "<<"}
+                     and r.lstrip(DIGITS).startswith("<"))
+
 
 def commands(text: str) -> tuple[Command, ...]:
     """Every command `text` runs, in order; Unsafe unless both readings agree on all of it."""
@@ -338,13 +344,14 @@ def _read_double_quoted(r: _Reader) -> str:
 
 
 def _check_redirect(redirect: str) -> None:
-    """Only `>/dev/null` (any descriptor, `&>`), `N>&M`, `N>&-` and `<FILE` are allowed."""
+    """Only `>/dev/null` (any descriptor, `&>`), `N>&M` and `N>&-` for the standard streams, and
+    `<FILE` are allowed."""
     body = redirect.lstrip("0123456789")
     operator = next(op for op in REDIRECT_OPERATORS if body.startswith(op))
     target = body[len(operator):]
     if operator in {">", ">>", ">|", "&>", "&>>"} and target == "/dev/null":
         return
-    if operator in {">&", "<&"} and (target == "-" or (target and all(c in DIGITS for c in target))):
+    if operator in {">&", "<&"} and target in {"0", "1", "2", "-"}:
         return
     if operator == "<" and not target.startswith("/dev/"):
         return
