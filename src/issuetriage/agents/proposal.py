@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from issuetriage.engine.guard import Rejection
-from issuetriage.engine.tree import propose
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import CLOSING_KINDS, Judge, Judgment, Kind
 from issuetriage.models import CLOSING_DECISIONS, Decision, Issue, Plan, TraceStep
@@ -79,7 +78,9 @@ def build(ask: Ask, issue: Issue, policy: Policy, offline: Judge,
 
     def plan_templates() -> frozenset[str]:
         nonlocal planned
-        if planned is None:
+        if planned is None:  # the tree is loaded only when an agent asks for a template
+            from issuetriage.engine.tree import propose
+
             planned = frozenset(propose(issue, extract_signals(issue), judged(), policy).templates)
         return planned
 

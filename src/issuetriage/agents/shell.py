@@ -37,27 +37,23 @@ class Command:
     @property
     def inputs(self) -> tuple[str, ...]:
         """The files it reads through `<FILE`."""
-        return tuple(r.lstrip(DIGITS)[1:] for r in self.redirects if r.lstrip(DIGITS)[:2] not in {"<&", "<<"}
-                     and r.lstrip(DIGITS).startswith("<"))
+        bodies = (r.lstrip(DIGITS) for r in self.redirects)
+        return tuple(body[1:] for body in bodies if body[:1] == "<" and body[1:2] not in {"&", "<"})
 
 
 def commands(text: str) -> tuple[Command, ...]:
     """Every command `text` runs, in order; Unsafe unless both readings agree on all of it."""
     if len(text) > MAX_LENGTH:
         raise Unsafe("the command line is too long to check")
-    grammar = _from_tree(text)
-    tokens = _from_tokens(text)
-    if [c.words for c in grammar] != [c.words for c in tokens] or _redirects(grammar) != _redirects(tokens):
+    words, redirects = _from_tree(text)
+    found = _from_tokens(text)
+    if words != [c.words for c in found] or redirects != [r for c in found for r in c.redirects]:
         raise Unsafe("the shell grammar and bash's quoting rules read this line differently")
-    if not tokens:
+    if not found:
         raise Unsafe("no command to run")
-    for redirect in _redirects(tokens):
+    for redirect in redirects:
         _check_redirect(redirect)
-    return tokens
-
-
-def _redirects(found: tuple[Command, ...]) -> list[str]:
-    return [r for c in found for r in c.redirects]
+    return found
 
 
 # --- the first reading: tree-sitter-bash ---
@@ -75,49 +71,42 @@ SEPARATORS = {"&&", "||", "|", ";"}
 WORDS = {"word", "number", "string", "raw_string", "concatenation"}
 
 
-def _from_tree(text: str) -> tuple[Command, ...]:
+def _from_tree(text: str) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Each command's words and every redirection, in source order (tree-sitter hangs some
+    redirections on a pipeline or a list rather than on their command)."""
     tree = _parser().parse(text.encode("utf-8", "surrogatepass"))
     if tree.root_node.has_error:
         raise Unsafe("cannot parse the shell command")
-    found: list[tuple[int, Command]] = []
-    loose: list[tuple[int, str]] = []  # redirections tree-sitter hangs on a pipeline or a list
+    found: list[tuple[int, tuple[str, ...]]] = []
+    redirects: list[tuple[int, str]] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
         if node.type == "command":
-            found.append((node.start_byte, _command(node)))
+            found.append((node.start_byte, _command(node, redirects)))
         elif node.type == "file_redirect":
-            loose.append((node.start_byte, _redirect(node)))
+            redirects.append((node.start_byte, _redirect(node)))
         elif node.type in STRUCTURE or (not node.is_named and node.type in SEPARATORS):
             stack.extend(node.children)
         else:
             raise Unsafe(f"shell syntax the hook does not allow ({node.type})")
-    found.sort(key=lambda item: item[0])
-    if not loose:
-        return tuple(c for _, c in found)
-    # hand every loose redirection to the command it follows, keeping source order overall
-    result = [(start, c.words, list(c.redirects)) for start, c in found]
-    for start, redirect in sorted(loose):
-        before = [entry for entry in result if entry[0] < start]
-        (before[-1] if before else result[0])[2].append(redirect)
-    return tuple(Command(words, tuple(redirects)) for _, words, redirects in result)
+    return [words for _, words in sorted(found)], [r for _, r in sorted(redirects)]
 
 
-def _command(node: Any) -> Command:
+def _command(node: Any, redirects: list[tuple[int, str]]) -> tuple[str, ...]:
     words: list[str] = []
-    redirects: list[str] = []
     for child in node.named_children:
         if child.type == "command_name" and len(child.named_children) == 1:
             words.append(_word(child.named_children[0]))
         elif child.type in WORDS:
             words.append(_word(child))
         elif child.type == "file_redirect":
-            redirects.append(_redirect(child))
+            redirects.append((child.start_byte, _redirect(child)))
         else:
             raise Unsafe(f"shell syntax the hook does not allow ({child.type})")
     if not words:
         raise Unsafe("a redirection without a command")
-    return Command(tuple(words), tuple(redirects))
+    return tuple(words)
 
 
 def _redirect(node: Any) -> str:
