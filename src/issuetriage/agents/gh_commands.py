@@ -10,12 +10,12 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, replace
 
-from issuetriage.agents.programs import check, jq_filter_ok, no_secrets
+from issuetriage.agents.programs import check, jq_filter_ok, no_secrets, pflag
 from issuetriage.agents.shell import Unsafe, commands
 
-
-class Refused(Exception):
-    """A tool call we will not let through whatever the guard says (with the reason)."""
+# One refusal for every reason: a call the hook cannot prove safe, or will not let through
+# whatever the guard says (with the reason).
+Refused = Unsafe
 
 
 @dataclass(frozen=True)
@@ -77,54 +77,6 @@ GH_READS: dict[str, frozenset[str] | None] = {
 WRITE_VERBS = frozenset(GH_ISSUE_FLAGS)
 
 
-def pflag(args: list[str], spec: dict[str, tuple[str, bool]], what: str) -> tuple[list[tuple[str, str]], list[str]]:
-    """Flags and positional arguments as spf13/pflag (gh's flag parser) reads them: `--f=v`,
-    `--f v` (the next word whatever it is), `-fv`, `-f=v`, `-f v`, clustered booleans, `--`."""
-    flags: list[tuple[str, str]] = []
-    positional: list[str] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        i += 1
-        if word == "--":
-            positional += args[i:]
-            break
-        if word.startswith("--"):
-            name, eq, value = word.partition("=")
-            if name not in spec:
-                raise Refused(f"{what}: unknown flag {name}")
-            key, takes = spec[name]
-            if takes and not eq:
-                if i >= len(args):
-                    raise Refused(f"{what}: {name} needs a value")
-                value, i = args[i], i + 1
-            elif not takes and eq:
-                raise Refused(f"{what}: {name} takes no value")
-            flags.append((key, value))
-        elif word.startswith("-") and word != "-":
-            j = 1
-            while j < len(word):
-                short = "-" + word[j]
-                if short not in spec:
-                    raise Refused(f"{what}: unknown flag {short}")
-                key, takes = spec[short]
-                if not takes:
-                    flags.append((key, ""))
-                    j += 1
-                    continue
-                value = word[j + 1:]
-                value = value[1:] if value.startswith("=") else value
-                if not value:
-                    if i >= len(args):
-                        raise Refused(f"{what}: {short} needs a value")
-                    value, i = args[i], i + 1
-                flags.append((key, value))
-                break
-        else:
-            positional.append(word)
-    return flags, positional
-
-
 def _path(words: list[str]) -> tuple[list[str], list[str]]:
     """gh's command path (`issue edit`) and its other arguments in their original order, finding
     the path as cobra does: `-R X` / `--repo X` may come before the verb."""
@@ -182,15 +134,7 @@ def _read_flags(path: list[str], args: list[str]) -> None:
         if word == "-w" or (path == ["auth", "status"] and (word == "-t" or name == "--show-token")):
             raise Refused(f"gh {' '.join(path)} {word}: opens a browser or shows the token")
         if name in {"--jq", "--template"} or word in {"-q", "-t"}:
-            value = word.partition("=")[2] if "=" in word else (args[i + 1] if i + 1 < len(args) else "")
-            _filter_ok(value)
-
-
-def _filter_ok(program: str) -> None:
-    try:
-        jq_filter_ok(program)
-    except Unsafe as exc:
-        raise Refused(str(exc)) from None
+            jq_filter_ok(word.partition("=")[2] if "=" in word else (args[i + 1] if i + 1 < len(args) else ""))
 
 
 def _api(args: list[str]) -> None:
@@ -207,7 +151,7 @@ def _api(args: list[str]) -> None:
         raise Refused("gh api: a path on the GitHub API, not a URL")
     for key, value in flags:
         if key in {"jq", "template"}:
-            _filter_ok(value)
+            jq_filter_ok(value)
         if key == "header" and value.split(":", 1)[0].strip().lower() not in {
                 "accept", "x-github-api-version", "if-none-match", "if-modified-since"}:
             raise Refused(f"gh api header {value.split(':', 1)[0]!r} is not allowed")
@@ -276,12 +220,9 @@ def bash(command: str, default_repo: str) -> Mutation | None:
     """The triage write a Bash command makes, None for a line of read-only commands, Refused for
     anything else: a line the hook cannot read in full, a program or argument not on the
     read-only list, a gh write that is not the line's only command."""
-    try:
-        found = commands(command)
-        for cmd in found:
-            no_secrets(cmd.words + cmd.inputs) if cmd.name == "gh" else check(cmd)
-    except Unsafe as exc:
-        raise Refused(str(exc)) from None
+    found = commands(command)
+    for cmd in found:
+        no_secrets(cmd.words + cmd.inputs) if cmd.name == "gh" else check(cmd)
     writes = [m for m in (classify_gh(c.words, default_repo) for c in found if c.name == "gh") if m is not None]
     if writes and len(found) != 1:
         raise Refused("run one plain gh command per call (no pipes, lists or other commands around a write)")

@@ -11,75 +11,92 @@ Listed programs may not use the options that would run a program or write a file
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 
 from issuetriage.agents.shell import Command, Unsafe
 
-
-@dataclass(frozen=True)
-class Options:
-    """A GNU getopt table of the options a program may be given (any other one is refused)."""
-
-    flags: str = ""  # short options without a value
-    valued: str = ""  # short options that take a value
-    long: frozenset[str] = frozenset()
-    long_valued: frozenset[str] = frozenset()
-    numbers: bool = False  # `head -20`
-    max_operands: int | None = None
+Spec = dict[str, tuple[str, bool]]  # flag → (name, takes a value)
 
 
-def operands(name: str, args: Sequence[str], table: Options) -> list[str]:
-    """The operands of `args` read as getopt_long reads them; Unsafe for an option not in `table`
-    (getopt_long also takes an unambiguous prefix of a long option: such a prefix is refused)."""
-    found: list[str] = []
+def options(flags: str = "", valued: str = "", long: Iterable[str] = (), long_valued: Iterable[str] = ()) -> Spec:
+    """A table of the options a program may be given, short and long (any other one is refused)."""
+    return {**{f"-{c}": (c, False) for c in flags}, **{f"-{c}": (c, True) for c in valued},
+            **{name: (name, False) for name in long}, **{name: (name, True) for name in long_valued}}
+
+
+def pflag(args: list[str], spec: dict[str, tuple[str, bool]], what: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """Flags and positional arguments as spf13/pflag (gh's flag parser) reads them: `--f=v`,
+    `--f v` (the next word whatever it is), `-fv`, `-f=v`, `-f v`, clustered booleans, `--`.
+    GNU getopt_long reads a program's options the same way for what matters here (it also takes
+    an unambiguous prefix of a long option: not being in `spec`, such a prefix is refused)."""
+    flags: list[tuple[str, str]] = []
+    positional: list[str] = []
     i = 0
     while i < len(args):
         word = args[i]
         i += 1
         if word == "--":
-            found += args[i:]
+            positional += args[i:]
             break
         if word.startswith("--"):
-            key, eq, _ = word.partition("=")
-            if key in table.long_valued:
-                i += 0 if eq else 1
-            elif key not in table.long or eq:
-                raise Unsafe(f"{name} {key}: not an option the hook knows to be read-only")
+            name, eq, value = word.partition("=")
+            if name not in spec:
+                raise Unsafe(f"{what}: unknown flag {name}")
+            key, takes = spec[name]
+            if takes and not eq:
+                if i >= len(args):
+                    raise Unsafe(f"{what}: {name} needs a value")
+                value, i = args[i], i + 1
+            elif not takes and eq:
+                raise Unsafe(f"{what}: {name} takes no value")
+            flags.append((key, value))
         elif word.startswith("-") and word != "-":
-            if table.numbers and all(c in "0123456789" for c in word[1:]):
-                continue
-            for j, char in enumerate(word[1:], 1):
-                if char in table.valued:
-                    i += 1 if j == len(word) - 1 else 0
-                    break
-                if char not in table.flags:
-                    raise Unsafe(f"{name} -{char}: not an option the hook knows to be read-only")
+            j = 1
+            while j < len(word):
+                short = "-" + word[j]
+                if short not in spec:
+                    raise Unsafe(f"{what}: unknown flag {short}")
+                key, takes = spec[short]
+                if not takes:
+                    flags.append((key, ""))
+                    j += 1
+                    continue
+                value = word[j + 1:]
+                value = value[1:] if value.startswith("=") else value
+                if not value:
+                    if i >= len(args):
+                        raise Unsafe(f"{what}: {short} needs a value")
+                    value, i = args[i], i + 1
+                flags.append((key, value))
+                break
         else:
-            found.append(word)
-    if i > len(args):
-        raise Unsafe(f"{name}: an option is missing its value")
-    if table.max_operands is not None and len(found) > table.max_operands:
+            positional.append(word)
+    return flags, positional
+
+
+def operands(name: str, args: Sequence[str], spec: Spec, most: int | None = None) -> list[str]:
+    """The operands of `args`; Unsafe for an option not in `spec`, or more than `most` operands."""
+    found = pflag(list(args), spec, name)[1]
+    if most is not None and len(found) > most:
         raise Unsafe(f"{name} with {len(found)} operands may write a file")
     return found
 
 
 ANY = None  # none of the program's options runs a program or writes a file
-SORT = Options("bdfghiMnRrsuVz", "kStT", frozenset({
+SORT = options("bdfghiMnRrsuVz", "kStT", {
     "--ignore-leading-blanks", "--dictionary-order", "--ignore-case", "--general-numeric-sort",
     "--ignore-nonprinting", "--month-sort", "--human-numeric-sort", "--numeric-sort", "--random-sort",
-    "--reverse", "--version-sort", "--stable", "--unique", "--zero-terminated"}),
-    frozenset({"--key", "--field-separator", "--buffer-size", "--sort", "--parallel"}))
-UNIQ = Options("cdDiuz", "fsw", frozenset({"--count", "--repeated", "--unique", "--ignore-case",
-                                          "--zero-terminated", "--all-repeated"}),
-               frozenset({"--skip-fields", "--skip-chars", "--check-chars"}), max_operands=1)
-JQ = Options("rjcnsaSCMeRh", "", frozenset({
+    "--reverse", "--version-sort", "--stable", "--unique", "--zero-terminated"},
+    {"--key", "--field-separator", "--buffer-size", "--sort", "--parallel"})
+UNIQ = options("cdDiuz", "fsw", {"--count", "--repeated", "--unique", "--ignore-case", "--zero-terminated",
+                                 "--all-repeated"}, {"--skip-fields", "--skip-chars", "--check-chars"})
+JQ = options("rjcnsaSCMeRh", "", {
     "--raw-output", "--join-output", "--compact-output", "--null-input", "--slurp", "--ascii-output",
     "--sort-keys", "--color-output", "--monochrome-output", "--exit-status", "--raw-input", "--tab",
-    "--seq", "--stream", "--unbuffered", "--args", "--jsonargs", "--help"}), frozenset({"--indent"}))
-SED = Options("nEsuz", "", frozenset({"--quiet", "--silent", "--regexp-extended", "--separate",
-                                      "--unbuffered", "--null-data", "--posix"}))
-CD = Options("LP", "", max_operands=1)
+    "--seq", "--stream", "--unbuffered", "--args", "--jsonargs", "--help"}, {"--indent"})
+SED = options("nEsuz", "", {"--quiet", "--silent", "--regexp-extended", "--separate", "--unbuffered",
+                            "--null-data", "--posix"})
+CD = options("LP")
 
 
 def _jq(args: Sequence[str]) -> None:
@@ -172,11 +189,12 @@ def _printf(args: Sequence[str]) -> None:
         raise Unsafe("printf -v assigns a variable (and evaluates array subscripts)")
 
 
-RULES: dict[str, Options | Callable[[Sequence[str]], None] | None] = {
+RULES: dict[str, Callable[[Sequence[str]], object] | None] = {
     **dict.fromkeys(["cat", "tac", "head", "tail", "wc", "cut", "tr", "nl", "paste", "comm", "column",
                      "ls", "grep", "egrep", "fgrep", "diff", "cmp", "stat", "du", "df", "basename",
                      "dirname", "realpath", "readlink", "pwd", "echo", "true", "false", "which"], ANY),
-    "sort": SORT, "uniq": UNIQ, "cd": CD, "jq": _jq, "sed": _sed, "find": _find, "git": _git,
+    "sort": lambda args: operands("sort", args, SORT), "uniq": lambda args: operands("uniq", args, UNIQ, 1),
+    "cd": lambda args: operands("cd", args, CD, 1), "jq": _jq, "sed": _sed, "find": _find, "git": _git,
     "printf": _printf,
 }
 SECRET_PARTS = {".git", ".config", ".ssh", ".gnupg", ".aws", ".docker", ".kube", ".netrc",
@@ -207,7 +225,5 @@ def check(command: Command) -> None:
                      f"(allowed: gh's reads and checked writes, {', '.join(sorted(RULES))})")
     no_secrets(command.words + command.inputs)
     rule = RULES[name]
-    if isinstance(rule, Options):
-        operands(name, args, rule)
-    elif rule is not None:
+    if rule is not None:
         rule(args)

@@ -20,7 +20,7 @@ MAX_LENGTH = 100_000  # a command line longer than this is refused unread
 
 
 class Unsafe(Exception):
-    """The hook cannot prove the command only reads (with the reason)."""
+    """The hook will not let the call through: it cannot prove it safe (with the reason)."""
 
 
 @dataclass(frozen=True)
