@@ -10,10 +10,10 @@ out. Here, on uvicorn's own h11 protocol:
 * a request must arrive whole (request line, headers and body) within `request_timeout` seconds
   of the connection opening, or of the previous response on a kept-alive connection; otherwise
   the connection is answered 408 and closed;
-* at most `max_connections` are open: the one more that a new connection would make closes the
+* at most `max_connections` are open: at the limit, accepting one more first closes the
   connection that has waited longest for its request (a slow or idle one; a request being
   answered is never cut), so a newcomer that sends its request at once is served however many
-  slow clients there are, and file descriptors never run out;
+  slow clients there are, and file descriptors never run out (`Gate`);
 * headers are at most `max_header_bytes` (h11 answers 400 beyond); the webhook's body has its own
   limit (receiver.MAX_BODY, 413).
 
@@ -39,7 +39,6 @@ MAX_CONNECTIONS = 256
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE = 5  # seconds a kept-alive connection may sit idle (uvicorn's timer)
 _TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
-_UNAVAILABLE = b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
 
 
 @dataclass(frozen=True)
@@ -88,69 +87,104 @@ def where(sock: socket.socket) -> str:
 
 def run(app: Any, sock: socket.socket, limits: Limits, cut: Counter[str] | None = None) -> None:
     """Serve `app` on `sock` until SIGINT or SIGTERM; `cut` counts the connections closed by the
-    limits, by reason (timeout, evicted, refused)."""
+    limits, by reason (timeout, evicted)."""
     import uvicorn
 
-    config = uvicorn.Config(app, http=bounded_protocol(limits, Counter() if cut is None else cut),
-                            timeout_keep_alive=KEEP_ALIVE, h11_max_incomplete_event_size=limits.max_header_bytes,
-                            log_level="warning", log_config=None)
-    uvicorn.Server(config).run(sockets=[sock])
+    gate = Gate(limits, Counter() if cut is None else cut)
+    # asyncio's loop (uvloop accepts in C, past the gate), h11, and no WebSocket upgrade: the
+    # service has no WebSocket route, and an upgraded connection would leave the gate's count
+    config = uvicorn.Config(app, http=gate.protocol(), loop="asyncio", ws="none", timeout_keep_alive=KEEP_ALIVE,
+                            h11_max_incomplete_event_size=limits.max_header_bytes, log_level="warning",
+                            log_config=None)
+    uvicorn.Server(config).run(sockets=[gate.listening(sock)])
 
 
-def bounded_protocol(limits: Limits, cut: Counter[str]) -> type[asyncio.Protocol]:
-    """uvicorn's h11 protocol with a deadline per request and a cap on open connections; every
-    connection of one server shares `waiting` (one event loop, so no lock)."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+class Gate:
+    """One server's limits, shared by its listening socket and its connections (one event loop,
+    so no lock). The socket accepts while fewer than `max_connections` are open; at the limit each
+    attempt closes the connection that has waited longest for its request, and accepts once that
+    one's file descriptor is free. Counting at accept, not when a connection is set up, matters:
+    asyncio accepts up to the listen backlog at once, and at EMFILE it stops serving altogether."""
 
-    waiting: OrderedDict[Bounded, None] = OrderedDict()  # awaiting (the rest of) a request, oldest first
+    def __init__(self, limits: Limits, cut: Counter[str]) -> None:
+        self.limits, self.cut = limits, cut
+        self.held = 0  # accepted sockets not yet closed
+        self.waiting: OrderedDict[Any, None] = OrderedDict()  # awaiting (the rest of) a request, oldest first
+        self.closing: set[Any] = set()  # closed by the limits, file descriptor not yet released
 
-    class Bounded(H11Protocol):
-        deadline: asyncio.TimerHandle | None = None
+    def admit(self) -> bool:
+        """Whether one more connection may be accepted now; at the limit, make room for the next."""
+        if self.held < self.limits.max_connections:
+            return True
+        if self.waiting and self.held - len(self.closing) >= self.limits.max_connections:
+            next(iter(self.waiting)).close_with(_TIMED_OUT, "evicted")
+        return False
 
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            super().connection_made(transport)  # type: ignore[arg-type]
-            if sum(not c.transport.is_closing() for c in self.connections) > limits.max_connections:
-                oldest = next(iter(waiting), None)
-                if oldest is None:  # every other connection is being answered: this one waits for none
-                    self.close_with(_UNAVAILABLE, "refused")
-                    return
-                oldest.close_with(_TIMED_OUT, "evicted")
-            self.track()
+    def listening(self, sock: socket.socket) -> socket.socket:
+        """`sock`, accepting only what the gate admits."""
+        gate = self
 
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            self.track()
+        class Gated(socket.socket):
+            def accept(self) -> tuple[socket.socket, Any]:
+                if not gate.admit():  # asyncio reads this as "nothing to accept" and asks again
+                    raise BlockingIOError(errno.EAGAIN, "at the connection limit")
+                conn, address = super().accept()
+                gate.held += 1
+                return conn, address
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self.track()
+        return Gated(sock.family, sock.type, sock.proto, fileno=sock.detach())
 
-        def connection_lost(self, exc: Exception | None) -> None:
-            self.stop_waiting()
-            super().connection_lost(exc)
+    def protocol(self) -> type[asyncio.Protocol]:
+        """uvicorn's h11 protocol with a deadline per request, counted by the gate."""
+        import h11
+        from uvicorn.protocols.http.h11_impl import H11Protocol
 
-        def track(self) -> None:
-            """Start the deadline when a request is due (kept from the first byte on, never reset);
-            stop it once the request is whole, or the connection closing."""
-            if self.transport.is_closing() or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+        gate = self
+
+        class Bounded(H11Protocol):
+            deadline: asyncio.TimerHandle | None = None
+
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                super().connection_made(transport)  # type: ignore[arg-type]
+                self.track()
+
+            def data_received(self, data: bytes) -> None:
+                super().data_received(data)
+                self.track()
+
+            def on_response_complete(self) -> None:
+                super().on_response_complete()
+                self.track()
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                gate.held -= 1
+                gate.closing.discard(self)
                 self.stop_waiting()
-            elif self.deadline is None:
-                waiting[self] = None
-                self.deadline = self.loop.call_later(limits.request_timeout, self.close_with, _TIMED_OUT, "timeout")
+                super().connection_lost(exc)
 
-        def stop_waiting(self) -> None:
-            waiting.pop(self, None)
-            if self.deadline is not None:
-                self.deadline.cancel()
-                self.deadline = None
+            def track(self) -> None:
+                """Start the deadline when a request is due (kept from the first byte on, never
+                reset); stop it once the request is whole, or the connection closing."""
+                if self.transport.is_closing() or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+                    self.stop_waiting()
+                elif self.deadline is None:
+                    gate.waiting[self] = None
+                    self.deadline = self.loop.call_later(gate.limits.request_timeout, self.close_with,
+                                                         _TIMED_OUT, "timeout")
 
-        def close_with(self, answer: bytes, reason: str) -> None:
-            """Answer (unless a response has begun) and close; the app, if reading the body, sees a disconnect."""
-            self.stop_waiting()
-            cut[reason] += 1
-            if self.conn.our_state is h11.IDLE and not self.transport.is_closing():
-                self.transport.write(answer)
-            self.transport.close()
+            def stop_waiting(self) -> None:
+                gate.waiting.pop(self, None)
+                if self.deadline is not None:
+                    self.deadline.cancel()
+                    self.deadline = None
 
-    return Bounded
+            def close_with(self, answer: bytes, reason: str) -> None:
+                """Answer (unless a response has begun) and close; an app reading the body sees a disconnect."""
+                self.stop_waiting()
+                gate.cut[reason] += 1
+                gate.closing.add(self)
+                if self.conn.our_state is h11.IDLE and not self.transport.is_closing():
+                    self.transport.write(answer)
+                self.transport.close()
+
+        return Bounded
