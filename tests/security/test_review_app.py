@@ -8,9 +8,9 @@ running command in test_webhook.py."""
 from __future__ import annotations
 
 import pytest
-from builders import make_issue
 from starlette.testclient import TestClient
 
+from builders import make_issue
 from issuetriage.models import Decision, Plan
 from issuetriage.store.sqlite import Store
 from issuetriage.web.app import create_app

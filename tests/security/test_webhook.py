@@ -91,8 +91,7 @@ def free_port() -> int:
 
 
 def _low_open_files() -> None:
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, hard))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))  # soft and hard: serve cannot raise it
 
 
 @pytest.fixture(scope="module")

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import asyncio
 
 REQUEST_TIMEOUT = 10.0  # seconds; GitHub waits 10 s for the whole answer, and sends its request in milliseconds
-MAX_CONNECTIONS = 256
+MAX_CONNECTIONS = 1024
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE = 5  # seconds a kept-alive connection may sit idle (uvicorn's timer)
 _TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
@@ -51,8 +51,13 @@ class Limits:
 
     def within_open_files(self) -> Limits:
         """At most half the process's open-files limit, the rest left to the store, the queue and
-        the workers' GitHub connections."""
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        the workers' GitHub connections; the soft limit is raised first, as far as the hard limit
+        allows, to twice the connections asked for (as Go's runtime does for every program)."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 2 * self.max_connections
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
         if soft == resource.RLIM_INFINITY:
             return self
         return Limits(self.request_timeout, max(1, min(self.max_connections, soft // 2)), self.max_header_bytes)
