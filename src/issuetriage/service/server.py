@@ -23,16 +23,15 @@ The socket is bound before anything else is set up, so a busy port is one line a
 from __future__ import annotations
 
 import errno
-import resource
-import socket
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from issuetriage.errors import UserError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: every command loads this module's defaults
     import asyncio
+    import socket
 
 REQUEST_TIMEOUT = 10.0  # seconds; GitHub waits 10 s for the whole answer, and sends its request in milliseconds
 MAX_CONNECTIONS = 1024
@@ -53,6 +52,8 @@ class Limits:
         """At most half the process's open-files limit, the rest left to the store, the queue and
         the workers' GitHub connections; the soft limit is raised first, as far as the hard limit
         allows, to twice the connections asked for (as Go's runtime does for every program)."""
+        import resource
+
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         wanted = 2 * self.max_connections
         if soft != resource.RLIM_INFINITY and soft < wanted:
@@ -65,6 +66,8 @@ class Limits:
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on host:port (port 0: any free one); a one-line UserError when it cannot be had."""
+    import socket
+
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
                                                              flags=socket.AI_PASSIVE)[0]
@@ -127,6 +130,8 @@ class Gate:
 
     def listening(self, sock: socket.socket) -> socket.socket:
         """`sock`, accepting only what the gate admits."""
+        import socket
+
         gate = self
 
         class Gated(socket.socket):
