@@ -52,7 +52,8 @@ def start_server(src: Path, where: Path, port: int, open_files: int) -> subproce
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))  # soft and hard: serve cannot raise it
 
-    env = {**os.environ, "PYTHONPATH": str(src), "GITHUB_WEBHOOK_SECRET": SECRET.decode()}
+    env = {**os.environ, "PYTHONPATH": str(src), "GITHUB_WEBHOOK_SECRET": SECRET.decode(),
+           "GITHUB_TOKEN": "not-used-no-workers", "GITHUB_API_URL": "http://127.0.0.1:9"}
     process = subprocess.Popen([sys.executable, "-m", "issuetriage", "serve", "--store", str(where / "t.db"),
                                 "--port", str(port), "--workers", "0"], env=env, cwd=where,
                                stdout=subprocess.DEVNULL, stderr=open(where / "serve.log", "wb"), preexec_fn=limit)

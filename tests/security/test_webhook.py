@@ -99,6 +99,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     where = tmp_path_factory.mktemp("webhook")
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "GITHUB_WEBHOOK_SECRET": SECRET.decode(),
+           "GITHUB_TOKEN": "not-used-no-workers", "GITHUB_API_URL": "http://127.0.0.1:9",
            "ISSUETRIAGE_REQUEST_TIMEOUT": "0.25"}
     extra = os.environ.get("ISSUETRIAGE_TEST_EXTRA", "service")
     process = subprocess.Popen(

@@ -67,7 +67,7 @@ def test_app_mode_settings_we_cannot_use_are_one_line_exit_2_and_nothing_written
 NO_CREDENTIALS = ("GITHUB_TOKEN", "GH_TOKEN", "GITHUB_APP_ID", "GITHUB_APP_PRIVATE_KEY", "GITHUB_APP_PRIVATE_KEY_PATH")
 
 
-@pytest.mark.parametrize("argv", [["serve", "--port", "0"], ["serve", "--port", "0", "--workers", "3"], ["worker"]])
+@pytest.mark.parametrize("argv", [["serve", "--port", "0"], ["serve", "--port", "0", "--workers", "0"], ["worker"]])
 def test_processes_that_run_jobs_refuse_to_start_without_credentials(tmp_path, monkeypatch, capsys, argv):
     monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", "s")
     monkeypatch.setenv("PATH", str(tmp_path))  # no `gh` to ask for a token
@@ -79,11 +79,22 @@ def test_processes_that_run_jobs_refuse_to_start_without_credentials(tmp_path, m
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_receiver_alone_and_a_review_app_alone_need_no_credentials():
-    from issuetriage.service.app import resolver_from_env
-    from issuetriage.service.resolver import TokenResolver
+def test_the_review_app_alone_needs_no_credentials(tmp_path, monkeypatch, capsys):
+    """`serve --no-webhook` gets past every check to its port (taken here, so it stops there)."""
+    import socket
 
-    assert isinstance(resolver_from_env((), "pytorch", {"PATH": ""}, acting=False), TokenResolver)
+    from issuetriage.store.sqlite import Store
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    for key in NO_CREDENTIALS:
+        monkeypatch.delenv(key, raising=False)
+    Store(tmp_path / "t.db").close()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        code, err = run(capsys, "serve", "--no-webhook", "--store", str(tmp_path / "t.db"),
+                        "--port", str(taken.getsockname()[1]))
+    assert code == 2 and "is in use" in err
 
 
 @pytest.mark.parametrize("extra", [[], ["--no-webhook"]])

@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
         secrets = settings_secrets(os.environ.get("GITHUB_WEBHOOK_SECRET"),
                                    os.environ.get("GITHUB_WEBHOOK_SECRET_PREVIOUS"))
         with closing(bind(host, port)) as sock:  # before the store and the queue: a busy port leaves no files
-            jobs = open_jobs(store, queue, repo, profile, judge, model, acting=workers > 0)
+            jobs = open_jobs(store, queue, repo, profile, judge, model)
             json_logs()
             receiver = Receiver(secrets, jobs)
             consumer = _start(jobs, workers)
@@ -76,19 +76,20 @@ def register(app: typer.Typer) -> None:
                        f"{limits.max_connections} connections, {limits.request_timeout:g} s per request; "
                        "review app at / (Ctrl-C to stop)", err=True)
             try:
-                run(receiver_app(receiver, _review(store, profile, reviewer, hosts)), sock, limits, receiver.cut)
+                run(receiver_app(receiver, _review(store, profile, jobs, reviewer, hosts)), sock, limits, receiver.cut)
             finally:
                 if consumer:
                     consumer.stop(graceful=True)  # the job in hand finishes; the rest stays queued
 
 
-def _review(store: str, profile: str, reviewer: str, hosts: list[str] | None) -> Starlette | None:
-    """The review app, or None (logged) when it cannot be mounted: the receiver does not depend on it."""
+def _review(store: str, profile: str, jobs: Jobs, reviewer: str, hosts: list[str] | None) -> Starlette | None:
+    """The review app (its approvals write to GitHub as the service does), or None (logged) when it
+    cannot be mounted: the receiver does not depend on it."""
     from issuetriage.errors import TriageError
-    from issuetriage.web.app import create_app
+    from issuetriage.service.app import review_app
 
     try:
-        return create_app(store, load_profile(profile), reviewer, allowed_hosts=hosts)
+        return review_app(store, load_profile(profile), jobs.resolver, reviewer, hosts)  # type: ignore[arg-type]  # open_jobs gave one
     except TriageError as exc:
         logging.getLogger("issuetriage.service").warning("review app not mounted", extra={"reason": str(exc)})
         return None

@@ -41,15 +41,15 @@ def need_service_extra(command: str, modules: tuple[tuple[str, ...], ...] = (("h
 
 
 def open_jobs(store: str, queue: str | None, repos: list[str] | None, profile: str, judge: str,
-              model: Path | None, acting: bool = True) -> Jobs:
-    """The queue and its jobs for the command line's settings (App mode when GITHUB_APP_ID is set);
-    `acting`: this process runs jobs, so it needs GitHub credentials now, not at its first job."""
+              model: Path | None) -> Jobs:
+    """The queue and its jobs for the command line's settings (App mode when GITHUB_APP_ID is set;
+    without credentials, a one-line error before anything is written)."""
     from issuetriage.cli.github import check_repo
     from issuetriage.service.app import open_jobs as open_
     from issuetriage.service.app import resolver_from_env
 
     served = tuple(check_repo(r) for r in repos) if repos else ()
-    return open_(store, queue, resolver_from_env(served, profile, os.environ, acting=acting), judge, model)
+    return open_(store, queue, resolver_from_env(served, profile, os.environ), judge, model)
 
 
 def register(app: typer.Typer) -> None:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from issuetriage.github.retry import Clock
+    from issuetriage.policy import Policy
     from issuetriage.service.jobs import Jobs
     from issuetriage.service.receiver import Receiver
     from issuetriage.service.resolver import Resolver
@@ -61,12 +62,12 @@ def open_jobs(store: str | Path, queue_url: str | None, resolver: Resolver | Non
 
 
 def resolver_from_env(repos: tuple[str, ...], profile: str | None, env: Mapping[str, str],
-                      clock: Clock | None = None, acting: bool = True) -> Resolver:
+                      clock: Clock | None = None) -> Resolver:
     """App mode when `GITHUB_APP_ID` is set: every installation, each repository with its own
     profile (`ISSUETRIAGE_APP_PROFILES`, `profile` for the unmapped; None: they are refused); a budget that resets more
     than MAX_BUDGET_WAIT away puts the job back on the queue. Token mode otherwise: `repos` (default:
-    the profile's repository) as GITHUB_TOKEN with `profile`, refused at once without a token when
-    the process runs jobs (`acting`). Every wait renews the job's issue lock."""
+    the profile's repository) as GITHUB_TOKEN with `profile`, refused at once without a token.
+    Every wait renews the job's issue lock."""
     from issuetriage.service.queue import MAX_BUDGET_WAIT, lock_keeping
 
     clock = lock_keeping(clock)
@@ -82,25 +83,24 @@ def resolver_from_env(repos: tuple[str, ...], profile: str | None, env: Mapping[
 
     if profile is None:
         raise UserError("the service as GITHUB_TOKEN needs --profile")
-    if acting:
-        require_token(env)
+    require_token(env)
     return TokenResolver(repos or (load_profile(profile).meta.repo,), profile, env, clock)
 
 
 def require_token(env: Mapping[str, str]) -> None:
-    """A one-line ConfigError, naming what to set, when token mode has no token: the workers would
-    otherwise accept deliveries and turn every job into a dead letter. Shadow mode too reads each
-    issue (GitHub's GraphQL API takes no anonymous calls); only the receiver alone needs none."""
+    """A one-line ConfigError, naming what to set, when token mode has no token: the service would
+    otherwise accept deliveries and turn every job into a dead letter, and its review app's
+    approvals write to GitHub too. Shadow mode also reads each issue (GitHub's GraphQL API takes no
+    anonymous calls)."""
     from issuetriage.errors import ConfigError
     from issuetriage.github.auth import credentials_from_env
 
     try:
         credentials_from_env(env)
     except ConfigError:
-        raise ConfigError("no GitHub credentials for the workers: set GITHUB_TOKEN (or GH_TOKEN, or log in "
-                          "with `gh auth login`) or a GitHub App (GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY); "
-                          "in shadow mode a read-only token is enough, and `serve --workers 0` receives "
-                          "without one") from None
+        raise ConfigError("no GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN, or log in with `gh auth "
+                          "login`) or a GitHub App (GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY); shadow mode "
+                          "reads issues too (a read-only token is enough); `serve --no-webhook` needs none") from None
 
 
 def receiver_app(receiver: Receiver, review: Starlette | None = None) -> Starlette:
@@ -122,3 +122,14 @@ def run_workers(jobs: Jobs, workers: int, processes: bool) -> None:
     consumer = jobs.huey.create_consumer(workers=workers, worker_type="process" if processes else "thread",
                                          graceful_signal="TERM", initial_delay=0.05, max_delay=1.0)
     consumer.run()
+
+
+def review_app(store: str | Path, policy: Policy, resolver: Resolver, reviewer: str = "local",
+               allowed_hosts: list[str] | None = None) -> Starlette:
+    """The review app of service mode: an approval writes where the service writes, to GitHub as
+    the resolver's client for the profile's repository, through the one flow (`act/review.py`)."""
+    from issuetriage.github.apply import GitHubApplier
+    from issuetriage.web.app import create_app
+
+    return create_app(store, policy, reviewer, allowed_hosts=allowed_hosts,
+                      applies_to=lambda db: GitHubApplier(resolver.client(policy.meta.repo, None)))
