@@ -1,6 +1,6 @@
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from builders import make_issue
@@ -99,6 +99,8 @@ def test_fences_are_the_blocks_the_old_pattern_found(parts):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["\n", " ", "\t", "\xa0", "\x0c", "torch.", "_", "Value", "Error", "Warning",
                                  ":", "a", "É", "x.y"]), max_size=20))
+@example(["\n", "\n", "\xa0", "Value", "Error", ":"])
+@example(["\x0c", "torch.", "Value", "Error", "\n", "\t", "Warning"])
 def test_exception_names_are_the_ones_the_old_pattern_found(parts):
     text = "".join(parts)
     assert signals_module._EXCEPTION.findall(text) == OLD_EXCEPTION.findall(text)
