@@ -27,12 +27,16 @@ if TYPE_CHECKING:
 TITLE_LIMIT = 256
 BODY_LIMIT = 65_536  # an issue body or a comment
 
-# RE2 bounds for one pattern: the compiled program (instructions; `.{0,800}` under (?s) is about
-# 6,400) and the memory its program and automata may use; and for all the patterns of a profile.
+# RE2 bounds. One pattern: its compiled program (instructions; `.{0,800}` under (?s) is about
+# 6,400) and the memory its program and automata may use. A profile: how many patterns and how many
+# instructions in all. Matching is linear in the text with a factor that grows with the program (at
+# worst, when RE2's automaton cache cannot keep up and it simulates the program instead), so the
+# total bounds the time a profile's patterns take on one issue, and the count bounds their memory
+# (MAX_PROFILE_PATTERNS x MAX_MEM). The shipped pytorch profile: 83 patterns, 5,706 instructions.
 MAX_PROGRAM = 8_000
-MAX_MEM = 4 << 20
+MAX_MEM = 2 << 20
 MAX_PROFILE_PATTERNS = 256
-MAX_PROFILE_PROGRAM = 20_000
+MAX_PROFILE_PROGRAM = 10_000
 # `(?P<unless>...)`: a match in which this group took part is no hit (see `first_hit`).
 UNLESS = "unless"
 
