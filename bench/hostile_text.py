@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import json
 import os
 import random
@@ -176,6 +177,28 @@ def worker(data: Path, cases_file: Path, runs: int, timeout: float) -> None:
             print(json.dumps({"profile": profile.name, "case": name, "seconds": seconds}), flush=True)
 
 
+def worst_profile(timeout: float) -> None:
+    """In a tree with RE2 bounds: a repository's own profile filled to them with patterns RE2's
+    automaton cache cannot keep up with, on 64 KB of text made for them; prints CPU per plan."""
+    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "security")]
+    from test_repo_profiles import REPO, profile
+
+    from issuetriage.engine.pipeline import triage
+    from issuetriage.github.repo_profile import load_texts
+    from issuetriage.models import Issue
+    from issuetriage.text import MAX_PROFILE_PATTERNS, MAX_PROFILE_PROGRAM, compile_linear
+
+    rnd = random.Random(0)
+    body = "c" + "".join(rnd.choice("ab") for _ in range(SIZE - 1))
+    for pattern in ("[ab]*a[ab]{20}c", "[ab]*a[ab]{60}c", "(?s)a.{0,300}c", "(?s)a.{0,800}c"):
+        count = min(MAX_PROFILE_PATTERNS, MAX_PROFILE_PROGRAM // compile_linear(pattern, re.I | re.M).programsize)
+        policy = load_texts(REPO, profile(*[pattern] * count))
+        seconds = _cpu_per_plan(functools.partial(triage, Issue(repo=REPO, number=7, title="t", body=body),
+                                                  policy), timeout)
+        print(json.dumps({"profile": f"repo-local: {count} x {pattern}", "case": "its bait", "seconds": seconds}),
+              flush=True)
+
+
 def hook_time(src: Path, body: str, deadline: float, cache: Path) -> float:
     """Wall seconds `issuetriage hook pre-tool-use` takes on a close of an issue with `body`."""
     sys.path.insert(0, str(ROOT / "tests" / "github"))
@@ -213,6 +236,8 @@ def main() -> None:
         return
     if args.worker:
         worker(args.data, args.worker, args.runs, args.timeout)
+        if importlib.util.find_spec("issuetriage.text"):
+            worst_profile(args.timeout)
         return
     trees = [t.resolve() for t in (args.src or [ROOT / "src"])]
     # the same bodies for every tree: bait for the patterns of each tree's version of each profile
@@ -234,6 +259,8 @@ def main() -> None:
     print(f"python={sys.version.split()[0]} size={SIZE} runs={args.runs} load average "
           f"{os.getloadavg()[0]:.1f}; CPU time per plan, median; x = over the plain 64 KB issue")
     for tree, rows in results.items():
+        worst_rows = [r for r in rows if r["profile"].startswith("repo-local")]
+        rows = [r for r in rows if r not in worst_rows]
         for profile in dict.fromkeys(r["profile"] for r in rows):
             mine = {r["case"]: r["seconds"] for r in rows if r["profile"] == profile}
             base = mine["plain 64 KB"]
@@ -256,6 +283,10 @@ def main() -> None:
                     verdict = "within" if took <= args.deadline else "PAST"
                     print(f"  hook on {name!r}: {_show(took, 3 * args.deadline)} wall, {verdict} the "
                           f"{args.deadline:.0f} s deadline")
+        if worst_rows:
+            print(f"\n{tree}  a repository's own profile at the RE2 bounds, patterns made to defeat RE2's cache:")
+        for row in worst_rows:
+            print(f"  {_show(row['seconds'], args.timeout):>10} CPU per plan  {row['profile']}")
 
 
 if __name__ == "__main__":
