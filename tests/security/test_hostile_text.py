@@ -119,3 +119,18 @@ def test_a_body_over_githubs_limit_is_read_to_the_limit_only(policy):
     with hang_catcher():
         signals = extract_signals(issue)
     assert "windows" not in signals.platforms and "cuda" not in signals.backends
+
+
+def test_picking_a_reproduction_reads_image_link_openers():
+    """Scrub and the guard's close-as-fixed check read every post for its code and screenshots."""
+    try:
+        from issuetriage.evidence.repro import pick_repro
+    except ImportError:  # before #25 it lived in scrub
+        from issuetriage.scrub.pick import pick_repro  # type: ignore[no-redef]
+    from issuetriage.models import Comment
+
+    body = run_then("![", "")
+    issue = Issue(repo="pytorch/pytorch", number=7, title="t", body=body, author="a",
+                  comments=tuple(Comment(author="a", body=body) for _ in range(4)))
+    with hang_catcher():
+        assert "no runnable Python" in pick_repro(issue).reason
