@@ -8,8 +8,9 @@ refused with a one-line reason, as is one whose program is too large to run chea
 
 Our own few patterns over issue text stay on `re` only where they are one-way (at each point of
 the text at most one way to go on, so a failed attempt gives up within the run it started):
-`_TOKEN` here, and those in `evidence.signals` and `judges` that say so next to them;
-tests/security/test_hostile_text.py runs each on hostile text. Fenced code blocks are found by a
+`_TOKEN` here and those of `evidence.signals`, `judges.llm.excerpt`, `judges.learned.features`,
+`github.reads` and `policy.init`; tests/security/test_hostile_text.py runs every one of them on
+hostile text. Fenced code blocks are found by a
 line scan (`fences`), not a pattern: the pattern needs a back-reference and rescans unclosed fences.
 """
 

@@ -11,6 +11,7 @@ tests/security/README.md.
 from __future__ import annotations
 
 import json
+import re
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -134,3 +135,34 @@ def test_picking_a_reproduction_reads_image_link_openers():
                   comments=tuple(Comment(author="a", body=body) for _ in range(4)))
     with hang_catcher():
         assert "no runnable Python" in pick_repro(issue).reason
+
+
+# Every module whose own `re` patterns read untrusted text: issue text, comments, history, label
+# descriptions. A pattern added to one of them is run here on the shapes that made the old ones slow.
+READERS = ["issuetriage.text", "issuetriage.evidence.signals", "issuetriage.judges.llm.excerpt",
+           "issuetriage.judges.learned.features", "issuetriage.github.reads", "issuetriage.policy.init"]
+SHAPES = [run_then(piece, tail) for piece, tail in [
+    ("\n", "x"), (" ", "x"), ("a", "Errora"), ("a.", "!"), ("```a\n", ""), ("#", "\n"), ("torch ", " "),
+    ("![", ""), ("A", "a"), ("\n-", "x"), ("1", "."), ("https://a", " "), ("a-", "-")]]
+
+
+def _own_patterns() -> list[tuple[str, re.Pattern[str]]]:
+    import importlib
+
+    found = []
+    for name in READERS:
+        module = importlib.import_module(name)
+        found += [(f"{name}.{attr}", value) for attr, value in vars(module).items() if isinstance(value, re.Pattern)]
+    return found
+
+
+def test_our_own_patterns_over_issue_text_read_hostile_text():
+    patterns = _own_patterns()
+    assert len(patterns) >= 10
+    for name, pattern in patterns:
+        for text in SHAPES:
+            try:
+                with hang_catcher(GUARD / 2):
+                    pattern.findall(text)
+            except Hang:
+                pytest.fail(f"{name} still runs after {GUARD / 2} CPU-seconds on {text[-20:]!r}")
