@@ -3,7 +3,7 @@
 Prints the figures for N and for N/10 in the same process, so the ratios show whether the
 throughput holds and whether memory stays flat as the number of issues grows.
 
-    python bench/plan_speed.py [--issues 10000] [--judge heuristic] [--model DIR]
+    python bench/plan_speed.py [--issues 10000] [--judge heuristic] [--model DIR] [--data FILE]
 """
 
 from __future__ import annotations
@@ -44,11 +44,12 @@ def main() -> None:
     parser.add_argument("--issues", type=int, default=10_000)
     parser.add_argument("--judge", default="heuristic")
     parser.add_argument("--model", default=None)
+    parser.add_argument("--data", type=Path, default=DATA, help="the dev corpus (from a worktree outside the repo)")
     args = parser.parse_args()
-    if not DATA.exists():
-        print(f"skipped: {DATA} not found")
+    if not args.data.exists():
+        print(f"skipped: {args.data} not found")
         return
-    lines = [l for l in DATA.read_text().splitlines() if l.strip()]
+    lines = [l for l in args.data.read_text().splitlines() if l.strip()]
     policy = load_profile("pytorch")
     judge = get_judge(args.judge, args.model)
     run(lines, 200, judge, policy)  # warm caches (matchers, regexes) outside the measurement
@@ -63,7 +64,7 @@ def main() -> None:
         json.dumps(triage_with(issue, policy, judge).plan.to_json())
     raw = args.issues / (time.perf_counter() - start)
     per_cpu = args.issues / (time.process_time() - cpu)
-    print(f"judge={judge.name} data={DATA.name} ({len(lines)} distinct issues, cycled) python={sys.version.split()[0]}")
+    print(f"judge={judge.name} data={args.data.name} ({len(lines)} distinct issues, cycled) python={sys.version.split()[0]}")
     print(f"baseline  {small:>6} issues: {rate_small:8.0f} issues/s (traced)  peak {mem_small:6.2f} MiB")
     print(f"measured  {args.issues:>6} issues: {rate:8.0f} issues/s (traced)  peak {mem:6.2f} MiB")
     print(f"untraced  {args.issues:>6} issues: {raw:8.0f} issues/s wall, {per_cpu:8.0f} issues per CPU-second "

@@ -1,5 +1,6 @@
 """Keyword and pattern matching for profile signals: one set lookup per keyword, regexes only
-where a profile asks for them."""
+where a profile asks for them, on RE2 (`issuetriage.text.compile_linear`): profile patterns are
+data, and a repository's own profile is as hostile as its issues."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from issuetriage.evidence.signals import Signals, affirmed, normalize_keyword
+from issuetriage.evidence.signals import Signals, affirmed
 from issuetriage.policy import Policy
+from issuetriage.text import PatternSet, compile_linear, first_hit, normalize_keyword
 
 
 @dataclass(frozen=True)
@@ -18,49 +20,6 @@ class Hit:
     key: str
     evidence: str
     norm: str
-
-
-def _leading_literal(items: list) -> str:
-    """The literal text an item sequence starts with ("" when it starts with anything else)."""
-    run = []
-    for op, arg in items:
-        if str(op) != "LITERAL":
-            break
-        run.append(chr(arg))
-    return "".join(run).lower()
-
-
-def required_literals(pattern: str) -> tuple[str, ...]:
-    """Literals one of which every match must contain (lower-case); () when none is certain.
-
-    Either the longest literal run of the top-level sequence, or, for a group of alternatives
-    (`(how|what|why)`), the text each alternative starts with. Checking them with `in` first skips
-    most regex searches: profile patterns are the engine's hot path.
-    """
-    try:
-        from re import _parser  # type: ignore[attr-defined]
-        parsed = list(_parser.parse(pattern, re.I))
-    except Exception:  # an internal API: without it we simply don't prefilter
-        return ()
-    best: tuple[str, ...] = ()
-    run: list[str] = []
-
-    def better(candidate: tuple[str, ...]) -> bool:
-        return min(map(len, candidate), default=0) > min(map(len, best), default=0)
-
-    for op, arg in parsed + [(None, None)]:
-        if str(op) == "LITERAL":
-            run.append(chr(arg))
-            continue
-        literal = "".join(run).lower()
-        if len(literal) >= 3 and better((literal,)):
-            best = (literal,)
-        run = []
-        if str(op) == "SUBPATTERN" and len(arg[3]) == 1 and str(arg[3][0][0]) == "BRANCH":
-            alternatives = tuple(_leading_literal(list(alt)) for alt in arg[3][0][1][1])
-            if all(len(a) >= 2 for a in alternatives) and (not best or better(alternatives)):
-                best = alternatives
-    return best
 
 
 class Vocabulary:
@@ -100,15 +59,16 @@ class Matcher:
                  vocabulary: Vocabulary | None = None) -> None:
         self.vocabulary = vocabulary or Vocabulary()
         self._keywords: dict[str, list[tuple[str, str]]] = {}  # normalized keyword -> (key, keyword)
-        self._patterns: list[tuple[str, re.Pattern[str], tuple[str, ...]]] = []
+        keyed: list[tuple[str, str]] = []  # (key, pattern)
         for key, (keywords, patterns) in routes.items():
             for kw in keywords:
                 norm = normalize_keyword(kw)
                 if norm:
                     self._keywords.setdefault(norm, []).append((key, kw))
                     self.vocabulary.add(norm)
-            for pattern in patterns:
-                self._patterns.append((key, re.compile(pattern, re.I | re.M), required_literals(pattern)))
+            keyed += [(key, pattern) for pattern in patterns]
+        self._pattern_keys = [key for key, _ in keyed]
+        self._patterns = PatternSet([pattern for _, pattern in keyed], re.I | re.M)
         self._keyset = frozenset(self._keywords)
         # hits come back in the profile's keyword order, never set order: plans are byte-stable
         self._rank = {norm: i for i, norm in enumerate(self._keywords)}
@@ -123,15 +83,9 @@ class Matcher:
             for key, kw in self._keywords[norm]:
                 found.setdefault(key, []).append(Hit(key, kw, norm))
         haystack = signals.text if text is None else text
-        lower = signals.lower if text is None else text.lower()
-        for key, rx, literals in self._patterns:
-            if literals:
-                for lit in literals:
-                    if lit in lower:
-                        break
-                else:
-                    continue
-            m = rx.search(haystack)
+        for i in self._patterns.matching(haystack):
+            key = self._pattern_keys[i]
+            m = first_hit(self._patterns.compiled[i], haystack)
             if m:
                 evidence = m.group(0)[:60]
                 found.setdefault(key, []).append(Hit(key, evidence, normalize_keyword(evidence)))
@@ -170,7 +124,7 @@ class PolicyMatchers:
         self.commonly_missed = matcher(_routes(rules.commonly_missed))
         self.pt2_modules = matcher(_routes(rules.pt2_modules))
         self.pt2_cpu_only = matcher(_routes({"cpu": rules.pt2_cpu_only}))
-        self.hub = tuple(re.compile(p, re.I) for p in rules.hub_patterns)
+        self.hub = tuple(compile_linear(p, re.I) for p in rules.hub_patterns)
 
 
 _MATCHERS: dict[int, tuple[Policy, PolicyMatchers]] = {}

@@ -10,15 +10,26 @@ import ast
 import builtins
 import re
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 from markdown_it import MarkdownIt
 
 from issuetriage.models import Issue
+from issuetriage.text import compile_linear
 
 _PY_INFO = {"", "python", "py", "python3", "py3", "pycon", "ipython"}
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]+\)|<img\b|\.(png|jpe?g|gif)\b", re.IGNORECASE)
+# over every post of the issue: on RE2 (an unclosed `![` repeated made the old pattern rescan the rest)
+_IMAGE = r"!\[[^\]]*\]\([^)]+\)|<img\b|\.(png|jpe?g|gif)\b"
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__"}
-_md = MarkdownIt("commonmark")
+# Blocks only: code blocks and the raw text of paragraphs are all this reads, and the inline rules
+# (links, images) took seconds on a body of `![` repeated.
+_md = MarkdownIt("commonmark").disable("inline")
+
+
+@cache
+def _image() -> Any:
+    return compile_linear(_IMAGE, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -127,7 +138,7 @@ def pick_repro(issue: Issue) -> ReproSource | Stop:
                 other_blocks.append((where, author, code))
     if not op_blocks and not other_blocks:
         texts = " ".join(text for _, _, text in posts)
-        if _IMAGE.search(texts):
+        if _image().search(texts):
             return Stop("the code is only in screenshots; ask for it as text", "needs reproduction")
         return Stop("no runnable Python code block in the issue or its comments", "needs reproduction")
     best = None

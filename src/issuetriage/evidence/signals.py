@@ -11,13 +11,19 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from issuetriage.models import Issue
+from issuetriage.text import BODY_LIMIT, TITLE_LIMIT, capped, fences, normalize_keyword, tokens_of, without_fences
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.S | re.M)
+__all__ = ["Signals", "affirmed", "extract_signals", "links_in", "ngrams_of", "normalize_keyword", "pieces_of",
+           "tokens_of"]
+
+# Issue text is hostile, so each pattern here is one-way (issuetriage.text): a failed attempt gives
+# up within the run it started, and the scan stays linear. Exception lines: a line's own leading
+# blanks only (`\s*` would start at every blank line before it and rescan them all).
 _EXCEPTION = re.compile(
-    r"^\s*(?:[\w.]+\.)?(_?[A-Z]\w*(?:Error|Exception|Warning|Failed|Unsupported|Interrupt))\b(?::|$)",
+    r"^[^\S\n]*(?:[\w.]+\.)?(_?[A-Z]\w*(?:Error|Exception|Warning|Failed|Unsupported|Interrupt))\b(?::|$)",
     re.M,
 )
-_INLINE_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
+_INLINE_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")  # starts only where a word does
 # An environment report (collect_env output) runs from its first line to the next heading or the end;
 # its package list names half the ecosystem, so keyword matching does not read it.
 _ENV_DUMP = re.compile(
@@ -26,9 +32,9 @@ _ENV_DUMP = re.compile(
 )
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 # "PyTorch version: 2.5.1", "torch==2.5.1", "torch 2.5", "pytorch v2.5": searched in lower case,
-# starting from the literal "torch" so the regex engine skips straight to candidates.
-_TORCH_VERSION = re.compile(r"torch(?: version)?(?:==| |: ?)\s*:?\s*v?(\d+\.\d+)(?:\.\d+)?")
-_TOKEN = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*")
+# starting from the literal "torch" so the regex engine skips straight to candidates; the blanks
+# and colon after it read one way (`\s*:?\s*` could split a run of blanks in n ways).
+_TORCH_VERSION = re.compile(r"torch(?: version)?(?:==| |: ?)\s*(?::\s*)?v?(\d+\.\d+)(?:\.\d+)?")
 # Platform and backend mentions, as token sets (a set lookup is far cheaper than a regex).
 _PLATFORMS = {
     "windows": {"windows", "win10", "win11", "win32", "win64", "msvc"},
@@ -42,11 +48,6 @@ _BACKENDS = {
     "xpu": {"xpu"},
     "cpu": {"cpu"},
 }
-
-
-def tokens_of(text: str) -> list[str]:
-    """Lower-case word tokens; dotted names (torch.nn.Linear) stay whole."""
-    return _TOKEN.findall(text.lower())
 
 
 @lru_cache(maxsize=65536)
@@ -71,11 +72,6 @@ def ngrams_of(tokens: list[str], max_n: int = 4) -> frozenset[str]:
     for n in range(2, max_n + 1):
         grams.update(map(" ".join, zip(*(tokens[k:] for k in range(n)))))
     return frozenset(grams)
-
-
-def normalize_keyword(keyword: str) -> str:
-    """A keyword as space-joined tokens: the form phrase matching compares."""
-    return " ".join(tokens_of(keyword))
 
 
 @dataclass(frozen=True)
@@ -129,12 +125,13 @@ def links_in(text: str) -> tuple[str, ...]:
 
 
 def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
-    """Read the issue as filed: title, body and the first comments by its author."""
-    extra = [c.body for c in issue.comments[:max_comments] if c.author == issue.author]
-    text = "\n\n".join([issue.title, issue.body, *extra])
-    fenced = "```" in text or "~~~" in text
-    code_blocks = tuple(m.group(2) for m in _FENCE.finditer(text)) if fenced else ()
-    prose = _FENCE.sub(" ", text) if fenced else text
+    """Read the issue as filed: title, body and the first comments by its author, each cut to
+    GitHub's limit for it (a stand-in or a store could hand over more)."""
+    extra = [capped(c.body) for c in issue.comments[:max_comments] if c.author == issue.author]
+    text = "\n\n".join([capped(issue.title, TITLE_LIMIT), capped(issue.body, BODY_LIMIT), *extra])
+    blocks = list(fences(text))
+    code_blocks = tuple(block.content for block in blocks)
+    prose = without_fences(text, blocks) if blocks else text
     exceptions = list(dict.fromkeys(_EXCEPTION.findall(text)))
     if not exceptions:
         exceptions = list(dict.fromkeys(_INLINE_EXC.findall(text)))[:5]
@@ -157,5 +154,5 @@ def extract_signals(issue: Issue, max_comments: int = 2) -> Signals:
         tokens=tuple(tokens),
         pieces=pieces,
         joined=f" {' '.join(tokens)} ",
-        title_grams=ngrams_of(tokens_of(issue.title)),
+        title_grams=ngrams_of(tokens_of(capped(issue.title, TITLE_LIMIT))),
     )

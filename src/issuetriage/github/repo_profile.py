@@ -5,8 +5,8 @@ A repo-local profile is hostile input like issue text: it is data and loads thro
 strict validation as any profile, and the guard still filters every plan made under it. On top:
 only the profile's own files are read (never `llm.toml`, whose endpoint and cache settings stay the
 operator's), each file and the whole are bounded in size, the profile must name the repository
-it lives in, transfers stay within the owner, and regular expressions that can backtrack without
-bound (nested repetition, back-references) are refused before any issue text meets them.
+it lives in, and transfers stay within the owner. Its patterns are vetted by the loader like any
+profile's: each must compile on RE2 (linear time, `issuetriage.text`) within its size bounds.
 """
 
 from __future__ import annotations
@@ -15,15 +15,8 @@ import base64
 import re
 import tempfile
 import threading
-import tomllib
 from collections import OrderedDict
-from collections.abc import Iterator
 from pathlib import Path
-
-# the parser the re module itself uses (Python 3.11+), so the check sees what matching will run
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Any
 
 from issuetriage.errors import ConfigError, GitHubClientError
 from issuetriage.github.client import GitHubClient
@@ -32,9 +25,6 @@ from issuetriage.policy import FILES, Policy, load_profile_dir
 PROFILE_DIR = ".github/issuetriage"
 MAX_FILE = 256 * 1024
 MAX_TOTAL = 1024 * 1024
-MAX_PATTERN = 500
-MAX_PATTERNS = 2000
-REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT)}
 
 
 class RepoProfiles:
@@ -134,7 +124,6 @@ def _blob(client: GitHubClient, repo: str, name: str, sha: str) -> str:
 def load_texts(repo: str, texts: dict[str, str]) -> Policy:
     """Validate and load a profile from its files' texts, then vet it for `repo`; messages name
     `repo:.github/issuetriage/FILE`, never a temporary folder."""
-    _vet_patterns(repo, texts)
     with tempfile.TemporaryDirectory(prefix="issuetriage-profile-") as tmp:
         root = Path(tmp)
         for name, text in texts.items():
@@ -156,157 +145,3 @@ def _vet_scope(repo: str, policy: Policy) -> None:
     for target in sorted(policy.transfer_repos):
         if target.split("/")[0].lower() != owner:
             raise ConfigError(f"{repo}: {PROFILE_DIR}/queues.toml: transfer to {target!r} leaves {owner}")
-
-
-def _vet_patterns(repo: str, texts: dict[str, str]) -> None:
-    count = 0
-    for name, text in texts.items():
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
-            continue  # the loader names the problem
-        for pattern in _patterns(data):
-            count += 1
-            why = ("more than 2000 patterns" if count > MAX_PATTERNS else
-                   f"longer than {MAX_PATTERN} characters" if len(pattern) > MAX_PATTERN else
-                   unbounded_backtracking(pattern))
-            if why:
-                raise ConfigError(f"{repo}: {PROFILE_DIR}/{name}: pattern {pattern[:60]!r}: {why}")
-
-
-def _patterns(data: Any, key: str = "") -> Iterator[str]:
-    """Every string under a key ending in `patterns`, anywhere in a TOML document."""
-    if isinstance(data, dict):
-        for k, v in data.items():
-            yield from _patterns(v, k)
-    elif isinstance(data, list):
-        for item in data:
-            if isinstance(item, str) and key.endswith("patterns"):
-                yield item
-            else:
-                yield from _patterns(item, key)
-
-
-def unbounded_backtracking(pattern: str) -> str | None:
-    """Why `pattern` can take exponential time on hostile text (a repetition inside an unbounded
-    repetition; alternatives, or optional parts, under a repetition that may start alike, cases
-    folded; a back-reference), or None. Conservative: alternatives that only share a first
-    character (`(?:bar|baz)+`) are refused too. Invalid patterns are the loader's to report."""
-    try:
-        tree = sre_parse.parse(pattern)
-    except (re.error, RecursionError, OverflowError):
-        return None
-    return _walk(list(tree), outer=1)
-
-
-def _walk(items: list[Any], outer: int) -> str | None:
-    for op, av in items:
-        if op in REPEATS:
-            low, high, sub = av
-            if high > 1 and (outer == sre.MAXREPEAT or (outer > 1 and high == sre.MAXREPEAT)):
-                return "nested repetition can backtrack without bound"
-            body = list(sub[0][1][-1]) if len(sub) == 1 and sub[0][0] is sre.SUBPATTERN else list(sub)
-            if high > 1 and _optional_overlap(body):
-                return "optional parts under a repetition may match the same text"
-            why = _walk(list(sub), high if high > 1 else outer)
-        elif op in (sre.GROUPREF, sre.GROUPREF_EXISTS):
-            return "back-references are not allowed"
-        elif op is sre.SUBPATTERN:
-            why = _walk(list(av[-1]), outer)
-        elif op is sre.BRANCH:
-            why = ("alternatives under a repetition may match the same text"
-                   if outer > 1 and _overlap([list(b) for b in av[1]]) else
-                   next((w for branch in av[1] if (w := _walk(list(branch), outer))), None))
-        elif op in (sre.ASSERT, sre.ASSERT_NOT):  # a lookaround never backtracks into itself
-            why = _walk(list(av[1]), 1)
-        elif op is getattr(sre, "ATOMIC_GROUP", None):
-            why = _walk(list(av), outer)
-        else:
-            why = None
-        if why:
-            return why
-    return None
-
-
-_ZERO_WIDTH = {sre.AT, sre.ASSERT, sre.ASSERT_NOT}
-
-
-def _overlap(branches: list[list[Any]]) -> bool:
-    """Whether two alternatives may start the same way: both may match nothing, or their first
-    characters may be the same (a class, a category or any-character may be anything)."""
-    if sum(_nullable(b) for b in branches) > 1:
-        return True
-    firsts = [_first(b) for b in branches]
-    seen: set[int] = set()
-    for first in firsts:
-        if first is None or seen & first:
-            return len(branches) > 1
-        seen |= first
-    return False
-
-
-def _first(items: list[Any]) -> set[int] | None:
-    """The literal characters a sequence may start with; None when it may start with others."""
-    out: set[int] = set()
-    for op, av in items:
-        if op is sre.LITERAL:
-            return out | _cases(av)
-        if op in _ZERO_WIDTH:
-            continue
-        if op is sre.SUBPATTERN or op in REPEATS or op is sre.BRANCH:
-            subs = ([list(b) for b in av[1]] if op is sre.BRANCH else
-                    [list(av[-1])] if op is sre.SUBPATTERN else [list(av[2])])
-            for sub in subs:
-                first = _first(sub)
-                if first is None:
-                    return None
-                out |= first
-            if not _nullable([(op, av)]):
-                return out
-            continue
-        return None
-    return out
-
-
-def _cases(code: int) -> set[int]:
-    """A character and its other cases: profile patterns match ignoring case (`re.I`), where
-    `ſ` is an `s` and the Kelvin sign a `k`."""
-    char = chr(code)
-    return {code} | {ord(c) for c in (char.lower(), char.upper(), char.casefold()) if len(c) == 1}
-
-
-def _optional_overlap(items: list[Any]) -> bool:
-    """Whether a repeated sequence has an optional part (`x?`, `x*`) that may start like another
-    part of it: `(?:a?a?)+` and `(?:aa?)+` can split one text in exponentially many ways."""
-    firsts = [_first([item]) for item in items]
-    for i, item in enumerate(items):
-        if item[0] in _ZERO_WIDTH or not _nullable([item]):
-            continue
-        mine = firsts[i]
-        if mine is None:
-            return True
-        for j, other in enumerate(firsts):
-            if j != i and items[j][0] not in _ZERO_WIDTH and (other is None or other & mine):
-                return True
-    return False
-
-
-def _nullable(items: list[Any]) -> bool:
-    """Whether a sequence may match the empty string."""
-    for op, av in items:
-        if op in _ZERO_WIDTH:
-            continue
-        if op in REPEATS:
-            if av[0] == 0 or _nullable(list(av[2])):
-                continue
-            return False
-        if op is sre.SUBPATTERN:
-            if _nullable(list(av[-1])):
-                continue
-            return False
-        if op is sre.BRANCH:
-            if any(_nullable(list(b)) for b in av[1]):
-                continue
-            return False
-        return False
-    return True

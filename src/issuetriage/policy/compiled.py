@@ -32,7 +32,7 @@ CACHE_ENV = "ISSUETRIAGE_POLICY_CACHE_DIR"  # a folder; empty turns the cache of
 KEEP = 64  # cache files kept; the oldest go first
 _HERE = Path(__file__).resolve().parent
 # The code whose rules decide what validates: a change to it makes every cached profile stale.
-_CODE = (_HERE / "loader.py", _HERE / "compiled.py", _HERE.parent / "evidence" / "signals.py")
+_CODE = (_HERE / "loader.py", _HERE / "compiled.py", _HERE.parent / "text.py")
 
 
 def cache_dir(env: Mapping[str, str] | None = None) -> Path | None:

@@ -19,9 +19,9 @@ import tomli_w
 from pydantic import ValidationError
 
 from issuetriage.errors import UserError, first_problem
-from issuetriage.evidence.signals import normalize_keyword, tokens_of
 from issuetriage.policy import Policy
 from issuetriage.policy.importer import LabelIn, read_json, write_atomically
+from issuetriage.text import normalize_keyword, tokens_of
 
 # Family prefixes by the word before the separator; the first family word seen wins its role.
 AREA_WORDS = frozenset({"area", "module", "component", "comp", "scope", "pkg", "package",
@@ -38,6 +38,9 @@ HUMAN_EXACT = frozenset({"wontfix", "won't fix", "duplicate", "invalid", "help w
 FEATURE_TAILS = frozenset({"feature", "enhancement", "feature-request", "feature request",
                            "request", "improvement"})
 QUESTION_TAILS = frozenset({"question", "support", "usage", "help"})
+# Label names and descriptions come from the repository: one-way patterns (issuetriage.text). A
+# compound starts where a word does (without `\b`, a long word was retried from each of its letters).
+_COMPOUND = re.compile(r"\b\w+(?:-\w+)+")
 _PREFIX = re.compile(r"^([A-Za-z][\w.-]*)(: ?|/)(?=\S)")
 # Words too common in issue reports to tell one label from another.
 _GENERIC = frozenset({"bug", "bugs", "issue", "issues", "error", "errors", "problem", "problems",
@@ -91,8 +94,8 @@ def _words(text: str) -> list[str]:
     """Content words of a description; a hyphenated compound (command-line) stays one phrase."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    compounds = [normalize_keyword(c) for c in re.findall(r"\w+(?:-\w+)+", text)]
-    rest = re.sub(r"\w+(?:-\w+)+", " ", text)
+    compounds = [normalize_keyword(c) for c in _COMPOUND.findall(text)]
+    rest = _COMPOUND.sub(" ", text)
     return [w for w in dict.fromkeys([*compounds, *tokens_of(rest)])
             if len(w) >= 3 and not w.isdigit() and w not in ENGLISH_STOP_WORDS and w not in _GENERIC]
 

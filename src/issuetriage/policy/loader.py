@@ -19,21 +19,27 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from issuetriage.errors import ConfigError, all_problems
-from issuetriage.evidence.signals import tokens_of
 from issuetriage.models import Issue
 from issuetriage.policy import PROFILES_DIR, TEMPLATE_MARKER, compiled
+from issuetriage.text import MAX_PROFILE_PATTERNS, MAX_PROFILE_PROGRAM, PatternError, compile_linear, tokens_of
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
-def _compile(patterns: tuple[str, ...]) -> tuple[str, ...]:
+# Route patterns match ignoring case, line by line; download-host patterns read one URL.
+ROUTE_FLAGS = re.I | re.M
+HUB_FLAGS = re.I
+
+
+def _compile(patterns: tuple[str, ...], flags: int = ROUTE_FLAGS) -> tuple[str, ...]:
+    """The patterns, each one RE2 compiles within its size bounds (issuetriage.text)."""
     for pattern in patterns:
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ValueError(f"bad regular expression {pattern!r}: {exc}") from None
+            compile_linear(pattern, flags)
+        except PatternError as exc:
+            raise ValueError(f"pattern {pattern[:60]!r}: {exc}") from None
     return patterns
 
 
@@ -199,6 +205,8 @@ class Rules(_Strict):
     pt2_modules: dict[str, Route] = {}
     pt2_cpu_only: Route = Field(default_factory=Route)
 
+    _check_hub = field_validator("hub_patterns")(classmethod(lambda cls, v: _compile(v, HUB_FLAGS)))
+
 
 class BotLabels(_Strict):
     """The labels the tree's own steps add or read; an empty name turns its step off."""
@@ -320,6 +328,8 @@ def _parse(path: Path, raw: bytes | list[str], model: type[M]) -> M | list[str]:
         data = tomllib.loads(io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return [f"{path}: not valid TOML: {exc}"]
+    except RecursionError:  # tomllib recurses once per level of nested arrays and tables
+        return [f"{path}: not valid TOML: nested too deeply"]
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -490,11 +500,25 @@ class Policy:
         out += [f"{self.root / 'profile.toml'}: stale: template {name!r} is not in templates.toml"
                 for name in ((*stale.waiting_templates, stale.remind_template, stale.close_template)
                              if stale.enabled else ()) if name not in self.templates]
+        out += self._pattern_budget()
         required = ["redirect_to_forum", "request_more_info", "request_self_contained_reproduction"]
         required += ["numerical_accuracy"] if self.bot.edge_cases else []
         out += [f"{self.root / 'templates.toml'}: templates.{name}: missing"
                 for name in required if name not in self.templates]
         return out
+
+    def _pattern_budget(self) -> list[str]:
+        """All the profile's patterns together: at most MAX_PROFILE_PATTERNS, of MAX_PROFILE_PROGRAM
+        RE2 instructions in all. Each runs in linear time; this bounds what they cost together, in
+        time and in automata memory (MAX_MEM each)."""
+        found = [(HUB_FLAGS if name == "hub_patterns" else ROUTE_FLAGS, pattern)
+                 for part in (self.catalog, self.queues, self.rules)
+                 for name, patterns in _patterns_in(part) for pattern in patterns]
+        size = sum(compile_linear(pattern, flags).programsize for flags, pattern in found)
+        if len(found) > MAX_PROFILE_PATTERNS or size > MAX_PROFILE_PROGRAM:
+            return [f"{self.root}: {len(found)} patterns of {size} RE2 instructions in all, at most "
+                    f"{MAX_PROFILE_PATTERNS} of {MAX_PROFILE_PROGRAM}"]
+        return []
 
     def _references(self) -> list[tuple[str, str, str]]:
         """(file, key, label) for every label a file other than labels.toml names."""
@@ -525,6 +549,23 @@ class Policy:
         for i, label in enumerate(self.rules.edge_case_root_causes):
             refs.append(("rules.toml", f"edge_case_root_causes.{i}", label))
         return refs
+
+
+def _patterns_in(value: object) -> Iterable[tuple[str, tuple[str, ...]]]:
+    """(field name, patterns) for every `*patterns` field anywhere in a profile model."""
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            item = getattr(value, name)
+            if name.endswith("patterns"):
+                yield name, item
+            else:
+                yield from _patterns_in(item)
+    elif isinstance(value, tuple | list):
+        for item in value:
+            yield from _patterns_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _patterns_in(item)
 
 
 def profile_problems(root: Path) -> list[str]:

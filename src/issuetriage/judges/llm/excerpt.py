@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 
 from issuetriage.models import Comment, Issue
+from issuetriage.text import fences
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~)([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.S | re.M)
+# Issue text is hostile: each pattern here is one-way (issuetriage.text), and fenced blocks come
+# from a line scan (`fences`), not from a pattern that rescans every unclosed fence.
 _ENV_START = re.compile(r"collecting environment information|^pytorch version\s*:", re.I | re.M)
 _ENV_HEADING = re.compile(r"^#{1,4}\s*(versions?|environment|system info\w*)\s*$", re.I | re.M)
 _NEXT_HEADING = re.compile(r"^#{1,4}\s+\S", re.M)
@@ -66,10 +68,10 @@ def compact(text: str) -> str:
     """Shrink environment dumps and very long code blocks; everything else passes unchanged."""
     out: list[str] = []
     pos = 0
-    for m in _FENCE.finditer(text):
-        out.append(_compact_env_sections(text[pos:m.start()]))
-        out.append(f"{m.group(1)}{m.group(2)}\n{compact_code(m.group(3)).rstrip()}\n{m.group(1)}")
-        pos = m.end()
+    for block in fences(text):
+        out.append(_compact_env_sections(text[pos:block.start]))
+        out.append(f"{block.marker}{block.info}\n{compact_code(block.content).rstrip()}\n{block.marker}")
+        pos = block.end
     out.append(_compact_env_sections(text[pos:]))
     return re.sub(r"\n{3,}", "\n\n", "".join(out)).strip()
 
