@@ -45,7 +45,7 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
     signals = extract_signals(issue)
     stacked = resolve_history(None, policy)  # $ISSUETRIAGE_HISTORY, read once: it stacks the judge
     examples = os.environ.get("ISSUETRIAGE_LLM_HISTORY")
-    history = stacked or (load_history(examples, policy) if examples else None)
+    history = stacked.history if stacked else (load_history(examples, policy)[0] if examples else None)
     offline = get_judge("heuristic", profile=policy, history=stacked)
     return request(issue, signals, policy, offline.judge(issue, signals, policy), history, style)
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from issuetriage.errors import UserError
-from issuetriage.evidence.history import history_from_examples
+from issuetriage.evidence.history import memory_history, past_of
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Judge
 from issuetriage.judges.heuristic import HeuristicJudge
@@ -65,12 +65,13 @@ def export_requests(corpus_path: str | Path, out: str | Path, size: int, seed: i
     policy = load_profile(profile)
     corpus = load_corpus(corpus_path, policy)
     held, rest = sample_split(corpus, size, seed)
-    history = history_from_examples((corpus.examples[i] for i in rest), policy)
+    past = past_of((corpus.examples[i] for i in rest), policy.meta.repo)
+    history = memory_history(policy.meta.repo, past)
     offline: Judge = HeuristicJudge()
     if neighbours:
-        from issuetriage.judges.neighbours import NeighbourVote
+        from issuetriage.judges.stacking import stacked
 
-        offline = NeighbourVote(offline, history, neighbours)  # type: ignore[assignment]  # a Judge
+        offline = stacked(offline, history, past, policy, neighbours)
     rows, texts = [], {}
     for i in held:
         issue = corpus.examples[i].issue

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,11 @@ def parse_line(text: str, line: int, policy: Policy) -> Example | CorpusProblem:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
         return CorpusProblem(line, f"not valid JSON: {exc.msg} (column {exc.colno})")
+    return parse_record(record, line, policy)
+
+
+def parse_record(record: Any, line: int, policy: Policy) -> Example | CorpusProblem:
+    """One decoded record (a line, or an item of a `gh issue list --json` array) as an example."""
     problem = _record_problem(record)
     if problem:
         return CorpusProblem(line, problem)
@@ -140,10 +145,7 @@ def load_corpus(path: str | Path, policy: Policy, strict: bool = False) -> Corpu
     examples: list[Example] = []
     problems: list[CorpusProblem] = []
     seen: dict[tuple[str, int], int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        parsed = parse_line(line, number, policy)
+    for number, parsed in _parsed(text, path, policy):
         if isinstance(parsed, Example):
             key = (parsed.issue.repo, parsed.issue.number)
             if key in seen:
@@ -160,3 +162,19 @@ def load_corpus(path: str | Path, policy: Policy, strict: bool = False) -> Corpu
     if not examples:
         raise UserError(f"{path}: no usable issues in corpus ({len(problems)} bad lines)")
     return Corpus(str(path), tuple(examples), tuple(problems), hashlib.sha256(data).hexdigest())
+
+
+def _parsed(text: str, path: Path, policy: Policy) -> Iterator[tuple[int, Example | CorpusProblem]]:
+    """Each record with its line (JSON Lines) or its item number (a JSON array, as `gh issue list
+    --json number,title,body,labels,state` writes it)."""
+    if text.lstrip().startswith("["):
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{path}: not a valid JSON array: {exc.msg} (line {exc.lineno})") from None
+        for number, record in enumerate(items if isinstance(items, list) else [items], start=1):
+            yield number, parse_record(record, number, policy)
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            yield number, parse_line(line, number, policy)

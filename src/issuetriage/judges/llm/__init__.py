@@ -50,7 +50,7 @@ def make_judge(config: LLMConfig | None = None, *, mode: Literal["llm", "hybrid"
         from issuetriage.policy import load_profile, load_profile_dir
 
         policy = load_profile_dir(profile_root) if profile_root else load_profile()
-        history = load_history(config.history, policy)
+        history = load_history(config.history, policy)[0]
         repo = repo or policy.meta.repo
     replaying = config.provider == "replay"  # recorded answers are never cached as bought ones
     store = AnswerCache(default_cache_dir(config)) if cache and not replaying else None

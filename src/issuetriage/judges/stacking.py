@@ -1,0 +1,166 @@
+"""Fitting the stacked history judge (`judges/neighbours.py`) honestly, at a bounded cost.
+
+The fit reads the most recent `WINDOW` labelled issues of the history (all of them when there
+are fewer): labels drift, and the cost stays flat however long the history grows.
+
+- **Text model**: one-vs-rest ridge over the learned judge's TF-IDF features (alpha and label
+  floor of `learned/train.py`), solved in its dual form (the window's kernel, one Cholesky
+  factorisation for every label at once); each window issue's text scores come from a ridge fitted
+  on the other folds (`KFold(4)`), which did not see it.
+- **Stack**: every window issue is judged as it would have been at its own time: the base
+  judge's judgment, its held-out text scores, and neighbours drawn only from issues filed before
+  it. A logistic regression is fitted on the candidate labels' features; the cut with the best
+  label F1 is chosen on grouped, held-out probabilities (`GroupKFold(3)`).
+
+scikit-learn and scipy are imported here only: applying a fitted stack needs numpy alone.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from issuetriage.evidence.history import History
+from issuetriage.evidence.signals import Signals, extract_signals
+from issuetriage.judges.base import Judge
+from issuetriage.judges.learned.features import FeatureConfig, fit_vocabulary, issue_tokens
+from issuetriage.judges.neighbours import MIN_HISTORY, NeighbourVote, Stack, TextModel, best_cut, candidate_rows
+from issuetriage.models import Issue
+from issuetriage.policy import Policy
+
+WINDOW = 6000  # the most recent labelled issues the learned parts are fitted on
+ALPHA = 0.3  # learned/train.py's ridge strength
+MIN_EXAMPLES = 3  # learned/train.py's label floor
+TEXT_FOLDS = 4
+STACK_FOLDS = 3
+SEED = 0
+Progress = Callable[[str, int, int], None]  # (step, done, total)
+
+
+def _no_progress(step: str, done: int, total: int) -> None:
+    pass
+
+
+def dual_ridge(x: Any, y: np.ndarray, alpha: float, folds: int = TEXT_FOLDS
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ridge with an intercept on ±1 targets, every label at once: coefficients (features ×
+    labels), intercepts, and each row's scores from a ridge fitted on the other `folds` folds.
+
+    Solved through the centred kernel X Xᵀ (rows × rows), so its cost is set by the window, not
+    by the vocabulary; the same solution scikit-learn's `Ridge(alpha)` reaches iteratively."""
+    from scipy.linalg import cho_factor, cho_solve
+    from sklearn.model_selection import KFold
+
+    x = x.astype(np.float64)
+    targets = y * 2.0 - 1.0
+    kernel = (x @ x.T).toarray()
+
+    def solve(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Dual weights, the centring terms and the target means of a ridge fitted on `rows`."""
+        k = kernel[np.ix_(rows, rows)]
+        mean_dot = kernel[:, rows].mean(axis=1)  # x_i · mean of the rows, for every i
+        grand = mean_dot[rows].mean()
+        centred = k - mean_dot[rows][:, None] - mean_dot[rows][None, :] + grand
+        centred[np.diag_indices_from(centred)] += alpha
+        means = targets[rows].mean(axis=0)
+        dual = cho_solve(cho_factor(centred, overwrite_a=True), targets[rows] - means)
+        return dual, mean_dot, means
+
+    held = np.zeros(targets.shape)
+    everyone = np.arange(len(targets))
+    if len(targets) >= folds:
+        for train, test in KFold(folds, shuffle=True, random_state=SEED).split(everyone):
+            dual, mean_dot, means = solve(train)
+            cross = (kernel[np.ix_(test, train)] - mean_dot[test][:, None] - mean_dot[train][None, :]
+                     + mean_dot[train].mean())
+            held[test] = cross @ dual + means
+    dual, _, means = solve(everyone)
+    mean_row = np.asarray(x.mean(axis=0)).ravel()
+    coef = x.T @ dual - np.outer(mean_row, dual.sum(axis=0))
+    intercept = means - mean_row @ coef
+    return coef.astype(np.float32), intercept.astype(np.float32), held
+
+
+def fit_text_model(signals: Sequence[Signals], golds: Sequence[tuple[str, ...]]
+                   ) -> tuple[TextModel, list[dict[str, float]]]:
+    """The text model fitted on the window, and each window issue's held-out scores."""
+    config = FeatureConfig()
+    docs = [issue_tokens(s, config) for s in signals]
+    vocab = fit_vocabulary(docs, config)
+    x = vocab.matrix(docs)
+    counts = Counter(name for gold in golds for name in gold)
+    labels = tuple(sorted(n for n, c in counts.items() if c >= MIN_EXAMPLES))
+    y = np.array([[name in gold for name in labels] for gold in golds],
+                 dtype=np.int8).reshape(len(golds), len(labels))
+    if not labels:
+        empty = np.zeros((len(vocab), 0), dtype=np.float32)
+        return TextModel(vocab, labels, empty, np.zeros(0, dtype=np.float32)), [{} for _ in golds]
+    coef, intercept, held = dual_ridge(x, y, ALPHA)
+    return (TextModel(vocab, labels, coef, intercept),
+            [dict(zip(labels, row.tolist())) for row in held])
+
+
+def window(past: Sequence[tuple[Issue, tuple[str, ...]]]) -> list[tuple[Issue, tuple[str, ...]]]:
+    """The most recent `WINDOW` labelled issues, oldest first."""
+    labelled = sorted((row for row in past if row[1]), key=lambda row: row[0].number)
+    return labelled[-WINDOW:]
+
+
+def fit_stack(base: Judge, history: History, past: Sequence[tuple[Issue, tuple[str, ...]]],
+              policy: Policy, k: int, progress: Progress = _no_progress) -> Stack | None:
+    """The stack fitted on the window of `past` (None: fewer than MIN_HISTORY labelled issues)."""
+    rows_in = window(past)
+    if len(rows_in) < MIN_HISTORY:
+        return None
+    golds = tuple(gold for _, gold in rows_in)
+    counts = Counter(name for gold in golds for name in gold)
+    share = {name: n / len(golds) for name, n in counts.items()}
+    signals = []
+    for i, (issue, _) in enumerate(rows_in):
+        signals.append(extract_signals(issue))
+        progress("reading", i + 1, len(rows_in))
+    progress("text model", 0, 1)
+    text, held_text = fit_text_model(signals, golds)
+    progress("text model", 1, 1)
+    xs: list[list[float]] = []
+    ys: list[bool] = []
+    groups: list[int] = []
+    uncovered = 0
+    for g, (issue, gold) in enumerate(rows_in):
+        names, rows = candidate_rows(history, k, issue, base.judge(issue, signals[g], policy), policy,
+                                     share, held_text[g])
+        xs += rows
+        ys += [name in gold for name in names]
+        groups += [g] * len(names)
+        uncovered += len(set(gold) - set(names))
+        progress("judging as at its time", g + 1, len(rows_in))
+    return _fit_classifier(np.array(xs), np.array(ys), np.array(groups), uncovered, share, text)
+
+
+def _fit_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, uncovered: int,
+                    share: dict[str, float], text: TextModel) -> Stack:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    def classifier() -> Any:
+        return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
+
+    held = np.zeros(len(y))
+    for fit_rows, test_rows in GroupKFold(n_splits=STACK_FOLDS).split(x, y, groups):
+        held[test_rows] = classifier().fit(x[fit_rows], y[fit_rows]).predict_proba(x[test_rows])[:, 1]
+    model = classifier().fit(x, y)
+    scaler, logistic = model.steps[0][1], model.steps[1][1]
+    return Stack(mean=scaler.mean_.astype(np.float64), scale=scaler.scale_.astype(np.float64),
+                 weights=logistic.coef_[0].astype(np.float64), bias=float(logistic.intercept_[0]),
+                 cut=best_cut(held, y, uncovered), share=share, text=text)
+
+
+def stacked(base: Judge, history: History, past: Sequence[tuple[Issue, tuple[str, ...]]], policy: Policy,
+            k: int) -> Judge:
+    """`base` stacked with `history`, fitted now on `past` (`eval`'s folds, a JSONL history)."""
+    return NeighbourVote(base, history, fit_stack(base, history, past, policy, k), k)  # type: ignore[return-value]
