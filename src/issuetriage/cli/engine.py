@@ -90,7 +90,7 @@ def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: P
     from issuetriage.store.applier import StoreApplier
 
     policy = load_profile(profile)
-    decider = engine(get_judge(judge_name, model, profile=profile))
+    decider = engine(get_judge(judge_name, model, profile=profile, store=store))
     applier = StoreApplier(store)
     shadow = shadow or policy.meta.live.shadow
     report = RunReport(apply, shadow)

@@ -97,12 +97,13 @@ def serve_mcp(profile: str, store_path: str | None, github_repo: str | None,
     if github_repo:
         from issuetriage.github.client import GitHubClient
 
-        audit = Store(store_path or "issuetriage.db") if (store_path or apply) else None
-        backend = GitHubBackend(GitHubClient.from_env(repo=github_repo), github_repo, audit)
+        store = Store(store_path or "issuetriage.db") if (store_path or apply) else None
+        backend = GitHubBackend(GitHubClient.from_env(repo=github_repo), github_repo, store)
     else:
         assert store_path is not None
-        backend = StoreBackend(Store(store_path, create=False), repo or policy.meta.repo)
-    serve(Session(policy, backend, get_judge("heuristic", profile=policy), scope=scope, apply=apply))
+        store = Store(store_path, create=False)
+        backend = StoreBackend(store, repo or policy.meta.repo)
+    serve(Session(policy, backend, get_judge("heuristic", profile=policy, store=store), scope=scope, apply=apply))
 
 
 def register(app: typer.Typer) -> None:

@@ -10,13 +10,13 @@ are refrozen (one linear pass) and the learned parts refitted on the window (bou
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from issuetriage.evidence.history import FolderIndex, History, english_stop_words
+from issuetriage.evidence.history import History, english_stop_words
+from issuetriage.evidence.history_index import ARRAYS, FolderIndex
 from issuetriage.history.sources import Source
 from issuetriage.judges.base import Judge
 from issuetriage.judges.history_folder import (
@@ -47,9 +47,10 @@ def build(source: Source, policy: Policy, out: Path, base: Judge, k: int, *, upd
         check_for(read_manifest(out), out, policy)
     tmp = staging(out)
     try:
-        index = _index(tmp / INDEX, source, policy, out / INDEX if update else None, progress)
+        index = _index(tmp, source, policy, out if update else None, progress)
         history = History(policy.meta.repo, index, index)
         stack = fit_stack(base, history, source.past, policy, k, progress)
+        index.save_arrays(tmp)
         index.db.close()
         write_parts(tmp, stack)
         manifest = {
@@ -69,17 +70,19 @@ def build(source: Source, policy: Policy, out: Path, base: Judge, k: int, *, upd
     return read_manifest(out)
 
 
-def _index(path: Path, source: Source, policy: Policy, previous: Path | None, progress: Progress) -> FolderIndex:
+def _index(folder: Path, source: Source, policy: Policy, previous: Path | None, progress: Progress) -> FolderIndex:
     """The folder's index: a new one, or a copy of the previous folder's brought up to date."""
     progress("indexing", 0, len(source.past))
     if previous is None:
-        index = FolderIndex.create(sqlite3.connect(path), policy.meta.repo, source.past, english_stop_words())
+        index = FolderIndex.create(folder / INDEX, policy.meta.repo, source.past, english_stop_words())
     else:
         try:
-            shutil.copyfile(previous, path)
+            shutil.copyfile(previous / INDEX, folder / INDEX)
+            for name in ARRAYS:
+                shutil.copyfile(previous / f"vectors_{name}.npy", folder / f"vectors_{name}.npy")
         except OSError as exc:
             raise HistoryError(f"{previous}: cannot read the index to update ({exc.strerror or exc})") from None
-        index = open_index(path, writable=True)
+        index = open_index(folder, writable=True)
         index.update(source.past)
     progress("indexing", len(source.past), len(source.past))
     return index

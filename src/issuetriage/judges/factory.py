@@ -65,27 +65,54 @@ def resolve_history(source: Built | str | Path | None, policy: Policy | None,
     A built folder is loaded, never refitted (with a `store`, candidates come from the store's
     live index). A labelled corpus (JSONL) still works: it is fitted at start, with a warning.
     A folder without a manifest holds one per repository: `OWNER__NAME/` or `OWNER__NAME.jsonl`."""
-    from issuetriage.judges.history_folder import Built, is_history_folder
+    from issuetriage.judges.history_folder import Built
     from issuetriage.policy import load_profile
 
     if isinstance(source, Built):
         return source
     policy = policy or load_profile()
-    source = source or (os.environ if env is None else env).get(HISTORY_ENV) or _remembered(store, policy)
-    if not source:
+    path = history_path(source, policy, env, store)
+    if path is None:
         return None
-    path = Path(source)
-    if path.is_dir() and not is_history_folder(path):  # one per repository: a worker serving several
-        stem = policy.meta.repo.replace("/", "__")
-        path = next((p for p in (path / stem, path / f"{stem}.jsonl") if p.exists()), path / stem)
-        if not path.exists():
-            return None
+    if not path.exists():
+        from issuetriage.judges.history_folder import HistoryError
+
+        raise HistoryError(f"{path}: no history folder or file here (build one with `issuetriage history build`)")
     if path.is_dir():
         from issuetriage.judges.history_folder import load_folder
         from issuetriage.store.fts import StoreIndex
 
         return load_folder(path, policy, (lambda folder: StoreIndex(store)) if store is not None else None)
     return _fitted_at_start(path, policy)
+
+
+def history_path(source: str | Path | None, policy: Policy, env: Mapping[str, str] | None = None,
+                 store: Store | None = None) -> Path | None:
+    """Where `resolve_history` reads the repository's history from (None: nowhere)."""
+    from issuetriage.judges.history_folder import is_history_folder
+
+    source = source or (os.environ if env is None else env).get(HISTORY_ENV) or _remembered(store, policy)
+    if not source:
+        return None
+    path = Path(source)
+    if path.is_dir() and not is_history_folder(path):  # one per repository: a worker serving several
+        stem = policy.meta.repo.replace("/", "__")
+        return next((p for p in (path / stem, path / f"{stem}.jsonl") if p.exists()), None)
+    return path
+
+
+def history_stamp(policy: Policy, env: Mapping[str, str] | None = None, store: Store | None = None) -> str:
+    """What the repository's history is now (its path and when its manifest or file last changed),
+    so a long-running worker reloads a folder `history build --update` replaced."""
+    from issuetriage.judges.history_folder import MANIFEST
+
+    path = history_path(None, policy, env, store)
+    if path is None:
+        return ""
+    try:
+        return f"{path}@{(path / MANIFEST if path.is_dir() else path).stat().st_mtime_ns}"
+    except OSError:
+        return f"{path}@missing"
 
 
 def _remembered(store: Store | None, policy: Policy) -> str | None:

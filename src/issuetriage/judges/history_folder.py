@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from issuetriage.errors import ModelError
-from issuetriage.evidence.history import FolderIndex, History, Past
+from issuetriage.evidence.history import History, Past
+from issuetriage.evidence.history_index import ARRAYS, FolderIndex
 from issuetriage.judges.learned.features import Vocabulary
 from issuetriage.judges.neighbours import Stack, TextModel
 from issuetriage.policy import Policy
@@ -147,7 +148,7 @@ def check_for(manifest: dict[str, Any], root: Path, policy: Policy) -> None:
 
 def _check_files(manifest: dict[str, Any], root: Path) -> None:
     files = manifest.get("files")
-    if not isinstance(files, dict) or INDEX not in files:
+    if not isinstance(files, dict) or not {INDEX, *(f"vectors_{a}.npy" for a in ARRAYS)} <= set(files):
         raise HistoryError(f"{root}/{MANIFEST}: lists no files; build the folder again")
     for name, entry in files.items():
         path = root / Path(str(name)).name
@@ -163,14 +164,21 @@ def _check_files(manifest: dict[str, Any], root: Path) -> None:
                                "build the folder again")
 
 
-def open_index(path: Path, writable: bool = False) -> FolderIndex:
-    """The folder's FTS5 index (read-only unless `writable`)."""
+def open_index(folder: Path, writable: bool = False) -> FolderIndex:
+    """The folder's index: its SQLite file (read-only unless `writable`) and its vectors
+    (memory-mapped; loaded whole when `writable`, to be updated)."""
+    path = folder / INDEX
     try:
-        db = (sqlite3.connect(path) if writable else
+        db = (sqlite3.connect(path, check_same_thread=False) if writable else
               sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False))
-        return FolderIndex(db)
-    except (sqlite3.Error, KeyError, ValueError) as exc:
-        raise HistoryError(f"{path}: damaged index ({' '.join(str(exc).split())}); build the folder again") from None
+        index = FolderIndex.open(db, folder)
+        if writable:
+            index.arrays = {name: np.array(array) for name, array in index.arrays.items()}
+        if len(index.arrays["numbers"]) != index.issues or len(index.arrays["indptr"]) != index.issues + 1:
+            raise ValueError(f"{index.issues} issues indexed, vectors for {len(index.arrays['numbers'])}")
+        return index
+    except (OSError, sqlite3.Error, KeyError, ValueError) as exc:
+        raise HistoryError(f"{folder}: damaged index ({' '.join(str(exc).split())}); build the folder again") from None
 
 
 def _arrays(path: Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
@@ -221,7 +229,7 @@ def load_folder(root: str | Path, policy: Policy,
     manifest = read_manifest(root)
     check_for(manifest, root, policy)
     _check_files(manifest, root)
-    folder_index = open_index(root / INDEX)
+    folder_index = open_index(root)
     search = index(folder_index) if index is not None else folder_index
     history = History(policy.meta.repo, folder_index, search, gold=_gold(policy))
     stack = read_stack(root) if manifest.get("stack") else None

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from issuetriage.evidence.history import BODY_CHARS, TITLE_WEIGHT, Candidate
+from issuetriage.evidence.history import BODY_CHARS, LIMIT
 
 if TYPE_CHECKING:
     from issuetriage.store.sqlite import Store
@@ -27,7 +27,8 @@ _BODY = f"substr({{0}}.body, 1, {BODY_CHARS})"
 _NEW, _OLD = _BODY.format("new"), _BODY.format("old")
 FOLDERS = """
 CREATE TABLE history_folders (
-    repo TEXT PRIMARY KEY, path TEXT NOT NULL, built_at TEXT NOT NULL, remembered_at TEXT NOT NULL)"""
+    repo TEXT PRIMARY KEY, path TEXT NOT NULL, built_at TEXT NOT NULL, remembered_at TEXT NOT NULL);
+CREATE TABLE history_status (repo TEXT PRIMARY KEY, problem TEXT NOT NULL, checked_at TEXT NOT NULL)"""
 SQLITE = FOLDERS + f""";
 CREATE VIRTUAL TABLE issue_fts USING fts5(title, body, content='', tokenize="unicode61 tokenchars '_'");
 CREATE TRIGGER issue_fts_insert AFTER INSERT ON issues BEGIN
@@ -53,23 +54,35 @@ class StoreIndex:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def candidates(self, repo: str, phrases: Sequence[str], before: int, limit: int) -> list[Candidate]:
+    def matches(self, repo: str, phrases: Sequence[str], before: int) -> list[int]:
         if not phrases:
             return []
-        db = self.store.db
         if self.store.engine.dialect == "postgresql":
             query = " | ".join("(" + " <-> ".join(p.strip('"').split()) + ")" for p in phrases)
-            rows = db.execute(
-                "SELECT number, title, body, labels FROM issues, to_tsquery('simple', ?) AS q WHERE search @@ q "
-                "AND repo=? AND number<? AND labels <> '[]' AND is_pull_request=0 "
-                "ORDER BY ts_rank(search, q) DESC, number DESC LIMIT ?", (query, repo, before, limit))
+            rows = self.store.db.execute(
+                "SELECT number FROM issues WHERE search @@ to_tsquery('simple', ?) AND repo=? AND number<? "
+                "AND labels <> '[]' AND is_pull_request=0 LIMIT ?", (query, repo, before, LIMIT))
         else:
-            rows = db.execute(
-                "SELECT i.number, i.title, i.body, i.labels, bm25(issue_fts, ?, 1.0) AS r FROM issue_fts "
-                "JOIN issues AS i ON i.rowid = issue_fts.rowid WHERE issue_fts MATCH ? AND i.repo=? "
-                "AND i.number<? AND i.labels <> '[]' AND i.is_pull_request=0 ORDER BY r LIMIT ?",
-                (TITLE_WEIGHT, " OR ".join(phrases), repo, before, limit))
-        return [Candidate(row[0], row[1], row[2][:BODY_CHARS], tuple(json.loads(row[3]))) for row in rows]
+            rows = self.store.db.execute(
+                "SELECT i.number FROM issue_fts JOIN issues AS i ON i.rowid = issue_fts.rowid "
+                "WHERE issue_fts MATCH ? AND i.repo=? AND i.number<? AND i.labels <> '[]' "
+                "AND i.is_pull_request=0 LIMIT ?", (" OR ".join(phrases), repo, before, LIMIT))
+        return [int(row[0]) for row in rows]
+
+    def labels(self, repo: str, numbers: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        return {n: tuple(json.loads(labels)) for n, labels in self._rows("labels", repo, numbers)}
+
+    def texts(self, repo: str, numbers: Sequence[int]) -> dict[int, tuple[str, str]]:
+        return {n: (title, body[:BODY_CHARS]) for n, title, body in self._rows("title, body", repo, numbers)}
+
+    def _rows(self, columns: str, repo: str, numbers: Sequence[int]) -> list[Any]:
+        wanted, out = list(numbers), []
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            out += [(int(row[0]), *row[1:]) for row in self.store.db.execute(
+                f"SELECT number, {columns} FROM issues WHERE repo=? AND number IN ({','.join('?' * len(part))})",
+                (repo, *part))]
+        return out
 
     def count(self, repo: str) -> int:
         return int(self.store.db.execute("SELECT COUNT(*) FROM issues WHERE repo=? AND labels <> '[]'",
@@ -88,3 +101,15 @@ def remembered_folder(store: Store, repo: str) -> Path | None:
     """The history folder the store remembers for `repo`, or None."""
     row = store.db.execute("SELECT path FROM history_folders WHERE repo=?", (repo,)).fetchone()
     return Path(row[0]) if row else None
+
+
+def record_history_status(store: Store, repo: str, problem: str) -> None:
+    """What a worker found when it last loaded `repo`'s history ("" when it loaded or none is set)."""
+    with store.transaction():
+        store.db.execute("INSERT OR REPLACE INTO history_status VALUES (?,?,?)",
+                         (repo, problem, datetime.now(UTC).isoformat(timespec="seconds")))
+
+
+def history_problems(store: Store) -> dict[str, str]:
+    """Each repository's history status as the workers last recorded it (`/metrics`)."""
+    return {r[0]: r[1] for r in store.db.execute("SELECT repo, problem FROM history_status ORDER BY repo")}
