@@ -104,7 +104,7 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
         goal = target(env)
         if (m.repo, m.number) != goal:
             raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
-        from issuetriage.act.flow import ReadOnly, act
+        from issuetriage.act.agent import check
         from issuetriage.engine.decided import Decided
         policy = policy() if callable(policy) else policy
         judge: Judge = offline or _Heuristic()  # type: ignore[assignment]  # a Judge, loaded lazily
@@ -115,9 +115,11 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
             refused.extend(why)
             return Decided(plan, None, AGENT)
 
-        report = act(ReadOnly(read_issue), m.repo, m.number, policy, decided, respect_marker=False)
+        report = check(read_issue, m.repo, m.number, policy, decided)
         if report.plan is None:
             raise Refused(str(report.skipped))
+        if report.held:
+            raise Refused(f"profile {policy.name} is in shadow mode: the bot's writes are held for review")
         issue, kept = report.before, report.plan
         reasons = refused + [f"{r.item}: {r.reason}" for r in report.rejections]
     except Refused as exc:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from issuetriage.evidence.repro import blocks_after_prose, pick_repro
 from issuetriage.models import Issue
 from issuetriage.scrub import astedit
 from issuetriage.scrub.actionable import screen
@@ -40,7 +41,6 @@ from issuetriage.scrub.model import (
     Stop,
 )
 from issuetriage.scrub.outcome import Oracle, classify, environmental, in_library
-from issuetriage.scrub.pick import blocks_after_prose, pick_repro
 from issuetriage.scrub.provision import Provisioner
 from issuetriage.scrub.safety import review
 from issuetriage.scrub.sandbox import SCRIPT, run_script
