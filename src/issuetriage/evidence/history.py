@@ -3,18 +3,19 @@
 Two steps, so that no query reads the whole history:
 1. **Candidates** from a full-text engine: SQLite FTS5 (a built history folder, or in memory;
    `evidence/history_index.py`) or the store's own search index (`store/fts.py`: FTS5, or
-   PostgreSQL's full-text search). The query is an OR of the issue's `QUERY_TERMS` most
-   informative words, ranked by the engine (BM25, title weighted), at most `CANDIDATES` of them;
-   only labelled issues of the same repository with a smaller number (GitHub numbers grow with
-   time) are candidates, so an issue never sees itself or anything filed after it.
+   PostgreSQL's full-text search): every labelled issue of the same repository with a smaller
+   number (GitHub numbers grow with time, so an issue never sees itself or anything filed after
+   it) that holds one of the issue's most informative words, taken in order of weight while
+   their postings (document frequencies) fit a budget of `POSTINGS`, so a query costs about the
+   same at any scale.
 2. **Similarity** over those candidates alone: TF-IDF cosine (sublinear tf, smoothed idf, words
    in more than half the issues dropped) with the word statistics and each issue's vector frozen
    when the history was built (`Vocabulary`), so every engine gives the same number and the
    stacked model (`judges/neighbours.py`) reads the similarity it was fitted on. An issue the
    engine knows but the build did not (the store's newer issues) is vectorised from its text.
 
-On the 1,422 dev issues this finds exactly the neighbours a cosine over every earlier issue finds
-(the engine's candidates hold them all); at 100,000 issues it reads at most `CANDIDATES` vectors.
+On the dev corpus (1,422 issues) the budget leaves no word out, and the neighbours are exactly
+those of a cosine over every earlier issue; at 100,000 issues the rarest, heaviest words are kept.
 Words are runs of letters, digits, `_` and `.` (dots trimmed), lower-cased, English stop words
 dropped: the tokens scikit-learn's `TfidfVectorizer(token_pattern=r"(?u)\\b[\\w.]{2,}\\b")` finds,
 matched in linear time.
@@ -40,8 +41,7 @@ EXCERPT_CHARS = 240
 BODY_CHARS = 3000  # of each issue's body, indexed and compared
 MAX_DF = 0.5  # words in more than half the issues say nothing (once there are MIN_FOR_MAX_DF)
 MIN_FOR_MAX_DF = 20
-QUERY_TERMS = 64  # at most this many of the issue's most informative words are looked up
-POSTINGS = 5_000  # and only as many as fit this many postings (their document frequencies summed)
+POSTINGS = 5_000  # the issue's most informative words are looked up while their postings fit this
 LIMIT = 4 * POSTINGS  # the most matches an engine returns (the live store's may have grown)
 _RUN = re.compile(r"[\w.]+")
 _FTS_TOKEN = re.compile(r"\w+")
@@ -104,8 +104,9 @@ class Vocabulary(Protocol):
         """Each known word's (id, document frequency)."""
         ...
 
-    def cosines(self, numbers: Sequence[int], query: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
-        """The indexed issues among `numbers` and their cosines with the query vector (term id → weight)."""
+    def cosines(self, numbers: Sequence[int], query: dict[int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The indexed issues among `numbers`, their cosines with the query vector (term id →
+        weight), and the issues not indexed."""
         ...
 
 
@@ -157,8 +158,7 @@ class History:
             return ()
         found = [n for n in self.index.matches(self.repo, self._phrases(query, known), issue.number)
                  if n < issue.number]
-        numbers, sims = vocab.cosines(found, query)
-        unknown = np.setdiff1d(np.asarray(found, dtype=np.int64), numbers)
+        numbers, sims, unknown = vocab.cosines(found, query)
         extra = []
         for number, (title, body) in self.index.texts(self.repo, unknown.tolist()).items():
             other = Counter(words(document(title, body), vocab.stop))
@@ -185,7 +185,7 @@ class History:
         """The query's most informative words, as many as fit the postings budget."""
         by_id = {i: (t, df) for t, (i, df) in known.items()}
         phrases, postings = [], 0
-        for i in sorted(query, key=lambda i: (-query[i], by_id[i][0]))[:QUERY_TERMS]:
+        for i in sorted(query, key=lambda i: (-query[i], by_id[i][0])):
             term, df = by_id[i]
             if postings + df <= POSTINGS:
                 phrases.append(fts_phrase(term))
@@ -204,19 +204,19 @@ class History:
 
 
 def cosines(matrix: Any, numbers: np.ndarray, wanted: Sequence[int], query: dict[int, float]
-            ) -> tuple[np.ndarray, np.ndarray]:
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The `wanted` issues stored as rows of a CSR `matrix` (one row per issue of the sorted
-    `numbers`), and their cosines with a query vector."""
+    `numbers`), their cosines with a query vector, and the wanted issues not stored."""
     asked = np.asarray(wanted, dtype=np.int64)
     if not len(asked) or not len(numbers):
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return np.zeros(0, dtype=np.int64), np.zeros(0), asked
     rows = np.searchsorted(numbers, asked)
     hit = (rows < len(numbers)) & (numbers[np.minimum(rows, len(numbers) - 1)] == asked)
     dense = np.zeros(matrix.shape[1], dtype=np.float64)
     ids = np.fromiter(query, dtype=np.int64, count=len(query))
     inside = ids < len(dense)  # a word newer than the vectors matches none of them
     dense[ids[inside]] = np.fromiter(query.values(), dtype=np.float64, count=len(query))[inside]
-    return asked[hit], np.asarray(matrix[rows[hit]] @ dense, dtype=np.float64)
+    return asked[hit], np.asarray(matrix[rows[hit]] @ dense, dtype=np.float64), asked[~hit]
 
 
 def english_stop_words() -> frozenset[str]:

@@ -59,7 +59,7 @@ class FolderIndex:
                            [("repo", repo), ("issues", "0"), ("stop", json.dumps(sorted(stop)))])
         empty: dict[str, np.ndarray] = {"numbers": np.zeros(0, np.int64), "indptr": np.zeros(1, np.int64),
                  "indices": np.zeros(0, np.int32), "counts": np.zeros(0, np.uint16),
-                 "data": np.zeros(0, np.float32)}
+                 "data": np.zeros(0, np.float64)}
         index = cls(db, empty)
         index.update(rows, replace_all=False)
         return index
@@ -87,7 +87,7 @@ class FolderIndex:
                 out[term] = (i, df)
         return out
 
-    def cosines(self, numbers: Sequence[int], query: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
+    def cosines(self, numbers: Sequence[int], query: dict[int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._matrix is None:
             from scipy.sparse import csr_matrix
 
@@ -183,7 +183,7 @@ class FolderIndex:
         self._matrix = None
         self.arrays = {"numbers": np.array([r[0] for r in rows], dtype=np.int64), "indptr": indptr,
                        "indices": indices.astype(np.int32), "counts": counts.astype(np.uint16),
-                       "data": (raw / norms[row_of]).astype(np.float32)}
+                       "data": (raw / norms[row_of]).astype(np.float64)}
         self.issues = n
         by_id = sorted(ids.items(), key=lambda item: item[1])
         self.db.execute("DELETE FROM terms")
