@@ -259,3 +259,21 @@ def test_llm_prompt_reads_a_history_folder_as_the_judges_do(tmp_path, capsys, mo
     _history_file(tmp_path).rename(folder / "pytorch__pytorch.jsonl")
     code, out, err = run_cli(capsys, "llm", "prompt", str(_issue_file(tmp_path)))
     assert code == 0 and "SIMILAR PAST ISSUES" in out, err
+
+
+def test_the_dual_ridge_is_the_ridge_scikit_learn_fits():
+    """The stack's text model solves ridge through the kernel (cost set by the window, not the
+    vocabulary); it must be the same model `learned/train.py`'s `fit_linear` reaches."""
+    import numpy as np
+    from scipy import sparse
+
+    from issuetriage.judges.learned.train import fit_linear
+    from issuetriage.judges.stacking import dual_ridge
+
+    rng = np.random.default_rng(0)
+    x = sparse.random(60, 200, density=0.05, random_state=1, format="csr", dtype=np.float32)
+    y = (rng.random((60, 3)) < 0.3).astype(np.int8)
+    coef, intercept, held = dual_ridge(x, y, 0.3)
+    want_coef, want_intercept = fit_linear(x, y, 0.3)
+    assert np.allclose(x @ coef + intercept, x @ want_coef + want_intercept, atol=1e-3)
+    assert held.shape == y.shape and not np.allclose(held, x @ coef + intercept, atol=1e-3)  # held out
