@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -45,7 +45,26 @@ POSTINGS = 3_000  # the issue's most informative words are looked up while their
 LIMIT = 4 * POSTINGS  # the most matches an engine returns (the live store's may have grown)
 _RUN = re.compile(r"[\w.]+")
 _FTS_TOKEN = re.compile(r"\w+")
-Past = list[tuple[Issue, tuple[str, ...]]]  # labelled issues, oldest first, with their gold labels
+
+
+class Filed(NamedTuple):
+    """A labelled past issue as history keeps it: what is indexed, and enough to judge it again
+    as it was filed (a tuple: a 100,000-issue history is read into memory before it is indexed)."""
+
+    repo: str
+    number: int
+    title: str
+    body: str
+
+    def issue(self) -> Issue:
+        return Issue(repo=self.repo, number=self.number, title=self.title, body=self.body)
+
+
+Past = list[tuple[Filed, tuple[str, ...]]]  # labelled issues, oldest first, with their gold labels
+
+
+def filed(issue: Issue) -> Filed:
+    return Filed(issue.repo, issue.number, issue.title, issue.body)
 
 
 @dataclass(frozen=True)
@@ -228,12 +247,12 @@ def english_stop_words() -> frozenset[str]:
 
 def past_of(examples: Iterable[object], repo: str) -> Past:
     """Corpus examples of `repo` that carry gold labels (never their raw process labels)."""
-    rows = [(e.issue, tuple(sorted(e.gold))) for e in examples  # type: ignore[attr-defined]
+    rows = [(filed(e.issue), tuple(sorted(e.gold))) for e in examples  # type: ignore[attr-defined]
             if e.gold and e.issue.repo == repo]  # type: ignore[attr-defined]
     return sorted(rows, key=lambda row: row[0].number)
 
 
-def memory_history(repo: str, past: Iterable[tuple[Issue, Sequence[str]]]) -> History:
+def memory_history(repo: str, past: Iterable[tuple[Filed | Issue, Sequence[str]]]) -> History:
     """A history held in memory (an in-memory SQLite FTS5 index): `eval` folds, JSONL files."""
     from issuetriage.evidence.history_index import FolderIndex
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from issuetriage.evidence.history import BODY_CHARS, LIMIT, cosines, document, idf, words
+from issuetriage.evidence.history import BODY_CHARS, LIMIT, Filed, cosines, document, idf, words
 from issuetriage.models import Issue
 
 SCHEMA = """
@@ -49,7 +49,7 @@ class FolderIndex:
         self.stop = frozenset(json.loads(meta["stop"]))
 
     @classmethod
-    def create(cls, path: Path | None, repo: str, rows: Iterable[tuple[Issue, Sequence[str]]],
+    def create(cls, path: Path | None, repo: str, rows: Iterable[tuple[Filed | Issue, Sequence[str]]],
                stop: frozenset[str]) -> FolderIndex:
         """Index labelled issues (labels already the gold ones) into a new database (None: in memory)."""
         db = sqlite3.connect(":memory:" if path is None else path, check_same_thread=False)
@@ -122,7 +122,7 @@ class FolderIndex:
 
     # -- building and updating ---------------------------------------------------------------------
 
-    def update(self, rows: Iterable[tuple[Issue, Sequence[str]]], replace_all: bool = True) -> int:
+    def update(self, rows: Iterable[tuple[Filed | Issue, Sequence[str]]], replace_all: bool = True) -> int:
         """Bring the index to `rows` (with `replace_all`, issues not among them leave it); returns
         how many issues were added, changed or removed."""
         db = self.db

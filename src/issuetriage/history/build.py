@@ -30,7 +30,7 @@ from issuetriage.judges.history_folder import (
     staging,
     write_parts,
 )
-from issuetriage.judges.stacking import WINDOW, Progress, fit_stack
+from issuetriage.judges.stacking import WINDOW, Progress, fit_stack, window
 from issuetriage.policy import Policy
 
 
@@ -40,7 +40,9 @@ def _quiet(step: str, done: int, total: int) -> None:
 
 def build(source: Source, policy: Policy, out: Path, base: Judge, k: int, *, update: bool = False,
           progress: Progress = _quiet) -> dict[str, Any]:
-    """Build (or with `update`, refresh) the history folder `out`; returns its manifest."""
+    """Build (or with `update`, refresh) the history folder `out`; returns its manifest. The
+    source's issues are handed over: once indexed, all but the fit's window are let go (a
+    100,000-issue build keeps 5,000 issues in memory while it fits)."""
     started = time.perf_counter()
     check_out(out)
     if update:
@@ -48,17 +50,21 @@ def build(source: Source, policy: Policy, out: Path, base: Judge, k: int, *, upd
     tmp = staging(out)
     try:
         index = _index(tmp, source, policy, out if update else None, progress)
-        history = History(policy.meta.repo, index, index)
-        stack = fit_stack(base, history, source.past, policy, k, progress)
         index.save_arrays(tmp)
+        index = FolderIndex.open(index.db, tmp)  # the vectors memory-mapped from here on
+        history = History(policy.meta.repo, index, index)
+        labelled = len(source.past)
+        fitted_on = window(source.past)
+        source.past.clear()
+        stack = fit_stack(base, history, fitted_on, policy, k, progress)
         index.db.close()
         write_parts(tmp, stack)
         manifest = {
             "profile": policy.name, "repo": policy.meta.repo, "base_judge": base.name,
             "source": source.manifest(),
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "counts": {"issues": source.issues, "labelled": len(source.past), "indexed": index.issues,
-                       "fitted_on": min(len(source.past), WINDOW)},
+            "counts": {"issues": source.issues, "labelled": labelled, "indexed": index.issues,
+                       "fitted_on": len(fitted_on)},
             "settings": {"window": WINDOW, "neighbours": k},
             "stack": stack is not None,
             "seconds": round(time.perf_counter() - started, 1),

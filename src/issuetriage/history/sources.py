@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from issuetriage.errors import UserError
-from issuetriage.evidence.history import Past, past_of
-from issuetriage.models import Issue
+from issuetriage.evidence.history import Filed, Past, filed
 from issuetriage.policy import Policy
 
 
@@ -31,20 +30,29 @@ class Source:
 
 
 def from_corpus(path: Path, policy: Policy) -> Source:
-    """A labelled corpus file; an issue of another repository is an error."""
-    from issuetriage.judges.learned.corpus import load_corpus
+    """A labelled corpus file, read a record at a time (only each labelled issue's title, start
+    of the body and gold labels are kept); an issue of another repository is an error."""
+    from issuetriage.judges.learned.corpus import Example, scan_corpus
 
-    corpus = load_corpus(path, policy)
-    foreign = next((e.issue for e in corpus.examples if e.issue.repo != policy.meta.repo), None)
-    if foreign is not None:
-        raise UserError(f"{path}: issue {foreign.ref} is not from the profile's repository "
-                        f"{policy.meta.repo} (profile {policy.name})")
-    past = past_of(corpus.examples, policy.meta.repo)
+    past: Past = []
+    count = 0
+
+    def keep(example: Example) -> None:
+        nonlocal count
+        count += 1
+        issue = example.issue
+        if issue.repo != policy.meta.repo:
+            raise UserError(f"{path}: issue {issue.ref} is not from the profile's repository "
+                            f"{policy.meta.repo} (profile {policy.name})")
+        if example.gold:
+            past.append((filed(issue), tuple(sorted(example.gold))))
+
+    problems, sha256 = scan_corpus(path, policy, keep)
+    past.sort(key=lambda row: row[0].number)
     if not past:
         raise UserError(f"{path}: no issue carries a label of the profile's catalog "
-                        f"({len(corpus.examples)} issues read); nothing to build a history from")
-    return Source("corpus", str(path), corpus.sha256, len(corpus.examples), past,
-                  tuple(str(p) for p in corpus.problems))
+                        f"({count} issues read); nothing to build a history from")
+    return Source("corpus", str(path), sha256, count, past, tuple(str(p) for p in problems))
 
 
 def from_store(store: object, policy: Policy) -> Source:
@@ -63,7 +71,7 @@ def from_store(store: object, policy: Policy) -> Source:
         digest.update(json.dumps([number, title, body, labels]).encode())
         gold = tuple(sorted(gold_labels(json.loads(labels), policy)))
         if gold:
-            past.append((Issue(repo=repo, number=number, title=title, body=body), gold))
+            past.append((Filed(repo, number, title, body), gold))
     if not past:
         raise UserError(f"{store.path}: no issue of {repo} carries a label of the profile's "  # type: ignore[attr-defined]
                         f"catalog ({count} issues stored); nothing to build a history from "

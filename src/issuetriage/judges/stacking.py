@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from issuetriage.evidence.history import History
+from issuetriage.evidence.history import Filed, History
 from issuetriage.evidence.signals import Signals, extract_signals
 from issuetriage.judges.base import Judge
 from issuetriage.judges.learned.features import FeatureConfig, fit_vocabulary, issue_tokens
@@ -31,7 +31,7 @@ from issuetriage.judges.neighbours import MIN_HISTORY, NeighbourVote, Stack, Tex
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
 
-WINDOW = 6000  # the most recent labelled issues the learned parts are fitted on
+WINDOW = 5000  # the most recent labelled issues the learned parts are fitted on
 ALPHA = 0.3  # learned/train.py's ridge strength
 MIN_EXAMPLES = 3  # learned/train.py's label floor
 TEXT_FOLDS = 4
@@ -61,35 +61,40 @@ def dual_ridge(x: Any, y: np.ndarray, alpha: float, folds: int = TEXT_FOLDS
     for start in range(0, x.shape[0], 512):  # in row blocks: the sparse product stays small
         kernel[start:start + 512] = (x[start:start + 512] @ xt).toarray()
 
-    def solve(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Dual weights, the centring terms and the target means of a ridge fitted on `rows`."""
-        k = kernel[np.ix_(rows, rows)]
-        pick = np.zeros(len(kernel))
+    def solve(rows: np.ndarray, k: np.ndarray, full: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Dual weights, the centring terms and the target means of a ridge fitted on `rows`,
+        whose kernel block `k` (a copy, or the `full` kernel itself for every row) is overwritten."""
+        pick = np.zeros(len(full))
         pick[rows] = 1.0 / len(rows)
-        mean_dot = kernel @ pick  # x_i · mean of the rows, for every i
+        mean_dot = full @ pick  # x_i · mean of the rows, for every i
         grand = mean_dot[rows].mean()
         k -= mean_dot[rows][:, None]
         k -= mean_dot[rows][None, :]
         k += grand
         k[np.diag_indices_from(k)] += alpha
         means = targets[rows].mean(axis=0)
-        dual = cho_solve(cho_factor(k, overwrite_a=True), targets[rows] - means)
-        return dual, mean_dot, means
+        # symmetric: its transpose is the same matrix in the order LAPACK wants, so nothing is copied
+        factor = cho_factor(k.T, overwrite_a=True, check_finite=False)
+        return cho_solve(factor, targets[rows] - means, check_finite=False), mean_dot, means
 
     held = np.zeros(targets.shape)
     everyone = np.arange(len(targets))
     if len(targets) >= folds:
         for train, test in KFold(folds, shuffle=True, random_state=SEED).split(everyone):
-            dual, mean_dot, means = solve(train)
+            dual, mean_dot, means = solve(train, kernel[np.ix_(train, train)], kernel)
             cross = kernel[np.ix_(test, train)]
             cross -= mean_dot[test][:, None]
             cross -= mean_dot[train][None, :]
             cross += mean_dot[train].mean()
             held[test] = cross @ dual + means
             del cross
-    dual, _, means = solve(everyone)
+    dual, _, means = solve(everyone, kernel, kernel)  # the last use of the kernel: in place
+    del kernel
     mean_row = np.asarray(x.mean(axis=0)).ravel()
-    coef = x.T @ dual - np.outer(mean_row, dual.sum(axis=0))
+    coef = np.asarray(x.T @ dual)
+    total = dual.sum(axis=0)
+    for start in range(0, len(coef), 8192):  # centred in place, a block at a time
+        coef[start:start + 8192] -= np.outer(mean_row[start:start + 8192], total)
     intercept = means - mean_row @ coef
     return coef.astype(np.float32), intercept.astype(np.float32), held
 
@@ -101,6 +106,7 @@ def fit_text_model(signals: Sequence[Signals], golds: Sequence[tuple[str, ...]]
     docs = [issue_tokens(s, config) for s in signals]
     vocab = fit_vocabulary(docs, config)
     x = vocab.matrix(docs)
+    del docs  # millions of token strings: free them before the kernel is made
     counts = Counter(name for gold in golds for name in gold)
     labels = tuple(sorted(n for n, c in counts.items() if c >= MIN_EXAMPLES))
     y = np.array([[name in gold for name in labels] for gold in golds],
@@ -113,13 +119,16 @@ def fit_text_model(signals: Sequence[Signals], golds: Sequence[tuple[str, ...]]
             [dict(zip(labels, row.tolist())) for row in held])
 
 
-def window(past: Sequence[tuple[Issue, tuple[str, ...]]]) -> list[tuple[Issue, tuple[str, ...]]]:
-    """The most recent `WINDOW` labelled issues, oldest first."""
+Rows = Sequence[tuple[Filed | Issue, tuple[str, ...]]]
+
+
+def window(past: Rows) -> list[tuple[Issue, tuple[str, ...]]]:
+    """The most recent `WINDOW` labelled issues, oldest first, as filed."""
     labelled = sorted((row for row in past if row[1]), key=lambda row: row[0].number)
-    return labelled[-WINDOW:]
+    return [(i.issue() if isinstance(i, Filed) else i, gold) for i, gold in labelled[-WINDOW:]]
 
 
-def fit_stack(base: Judge, history: History, past: Sequence[tuple[Issue, tuple[str, ...]]],
+def fit_stack(base: Judge, history: History, past: Rows,
               policy: Policy, k: int, progress: Progress = _no_progress) -> Stack | None:
     """The stack fitted on the window of `past` (None: fewer than MIN_HISTORY labelled issues)."""
     rows_in = window(past)
@@ -170,7 +179,7 @@ def _fit_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, uncovered:
                  cut=best_cut(held, y, uncovered), share=share, text=text)
 
 
-def stacked(base: Judge, history: History, past: Sequence[tuple[Issue, tuple[str, ...]]], policy: Policy,
+def stacked(base: Judge, history: History, past: Rows, policy: Policy,
             k: int) -> Judge:
     """`base` stacked with `history`, fitted now on `past` (`eval`'s folds, a JSONL history)."""
     return NeighbourVote(base, history, fit_stack(base, history, past, policy, k), k)  # type: ignore[return-value]

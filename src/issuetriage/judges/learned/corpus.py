@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,19 +133,20 @@ def parse_record(record: Any, line: int, policy: Policy) -> Example | CorpusProb
 
 def load_corpus(path: str | Path, policy: Policy, strict: bool = False) -> Corpus:
     """Read a JSONL corpus; bad lines are skipped and reported (or, with `strict`, rejected)."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read corpus: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: corpus is not UTF-8 (byte {exc.start})") from None
     examples: list[Example] = []
+    problems, sha256 = scan_corpus(path, policy, examples.append, strict)
+    return Corpus(str(path), tuple(examples), tuple(problems), sha256)
+
+
+def scan_corpus(path: str | Path, policy: Policy, each: Callable[[Example], object],
+                strict: bool = False) -> tuple[list[CorpusProblem], str]:
+    """Hand each usable example of a corpus to `each` as it is read (so a caller keeps only what
+    it needs); returns the skipped lines and the file's sha256. No usable issue is an error."""
+    path = Path(path)
+    digest = hashlib.sha256()
     problems: list[CorpusProblem] = []
     seen: dict[tuple[str, int], int] = {}
-    for number, parsed in _parsed(text, path, policy):
+    for number, parsed in _parsed(path, policy, digest):
         if isinstance(parsed, Example):
             key = (parsed.issue.repo, parsed.issue.number)
             if key in seen:
@@ -158,23 +159,42 @@ def load_corpus(path: str | Path, policy: Policy, strict: bool = False) -> Corpu
                 raise UserError(f"{path}: {parsed}")
             problems.append(parsed)
         else:
-            examples.append(parsed)
-    if not examples:
+            each(parsed)
+    if not seen:
         raise UserError(f"{path}: no usable issues in corpus ({len(problems)} bad lines)")
-    return Corpus(str(path), tuple(examples), tuple(problems), hashlib.sha256(data).hexdigest())
+    return problems, digest.hexdigest()
 
 
-def _parsed(text: str, path: Path, policy: Policy) -> Iterator[tuple[int, Example | CorpusProblem]]:
-    """Each record with its line (JSON Lines) or its item number (a JSON array, as `gh issue list
-    --json number,title,body,labels,state` writes it)."""
-    if text.lstrip().startswith("["):
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}: not a valid JSON array: {exc.msg} (line {exc.lineno})") from None
-        for number, record in enumerate(items if isinstance(items, list) else [items], start=1):
-            yield number, parse_record(record, number, policy)
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield number, parse_line(line, number, policy)
+def _parsed(path: Path, policy: Policy, digest: Any) -> Iterator[tuple[int, Example | CorpusProblem]]:
+    """Each record with its line (JSON Lines, read a line at a time) or its item number (a JSON
+    array, as `gh issue list --json number,title,body,labels,state` writes it); `digest` sees
+    every byte."""
+    try:
+        with path.open("rb") as fh:
+            first = fh.read(4096)
+            fh.seek(0)
+            if first.lstrip().startswith(b"["):
+                data = fh.read()
+                digest.update(data)
+                items = json.loads(_text(data, path, 0))
+                for number, record in enumerate(items if isinstance(items, list) else [items], start=1):
+                    yield number, parse_record(record, number, policy)
+                return
+            offset = 0
+            for number, raw in enumerate(fh, start=1):
+                digest.update(raw)
+                line = _text(raw, path, offset)
+                offset += len(raw)
+                if line.strip():
+                    yield number, parse_line(line, number, policy)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read corpus: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not a valid JSON array: {exc.msg} (line {exc.lineno})") from None
+
+
+def _text(data: bytes, path: Path, offset: int) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: corpus is not UTF-8 (byte {offset + exc.start})") from None
