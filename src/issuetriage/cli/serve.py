@@ -54,8 +54,7 @@ def register(app: typer.Typer) -> None:
             uvicorn.run(alone, host=host, port=port, log_level="warning")
             return
         from issuetriage.cli.service import open_jobs
-        from issuetriage.github.apply import GitHubApplier
-        from issuetriage.service.app import json_logs, receiver_app
+        from issuetriage.service.app import json_logs, receiver_app, review_app
         from issuetriage.service.receiver import Receiver, settings_secrets
 
         secrets = settings_secrets(os.environ.get("GITHUB_WEBHOOK_SECRET"),
@@ -65,8 +64,7 @@ def register(app: typer.Typer) -> None:
         json_logs()
         review: Starlette | None = None
         try:
-            review = create_app(store, policy, reviewer, allowed_hosts=hosts, applies_to=lambda db: GitHubApplier(
-                jobs.resolver.client(policy.meta.repo, None)))  # type: ignore[union-attr]  # open_jobs gave one
+            review = review_app(store, policy, jobs.resolver, reviewer, hosts)  # type: ignore[arg-type]  # open_jobs gave one
         except TriageError as exc:  # the receiver does not depend on the review app
             logging.getLogger("issuetriage.service").warning("review app not mounted", extra={"reason": str(exc)})
         jobs.recover(force=True)  # whatever an earlier receiver recorded but may not have enqueued
