@@ -18,10 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 import sqlite3
-import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +31,7 @@ from issuetriage.errors import ModelError
 from issuetriage.evidence.history import History, Past
 from issuetriage.evidence.history_index import ARRAYS, FolderIndex
 from issuetriage.judges.learned.features import Vocabulary
+from issuetriage.judges.learned.model import move_into_place, stage_beside
 from issuetriage.judges.neighbours import Stack, TextModel
 from issuetriage.policy import Policy
 
@@ -74,14 +72,8 @@ def check_out(out: Path) -> None:
 
 
 def staging(out: Path) -> Path:
-    """An empty temporary folder beside `out` (same file system, so the rename is atomic)."""
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    except OSError as exc:
-        raise HistoryError(f"{out}: cannot create the history folder ({exc.strerror or exc})") from None
-    tmp.chmod(0o755)
-    return tmp
+    """An empty temporary folder beside `out`, renamed into place by `finish`."""
+    return stage_beside(out, HistoryError, "history folder")
 
 
 def write_parts(folder: Path, stack: Stack | None) -> None:
@@ -110,14 +102,7 @@ def finish(folder: Path, out: Path, manifest: dict[str, Any]) -> Path:
         files[path.name] = entry
     manifest = {"format": FORMAT, "schema_version": SCHEMA_VERSION, **manifest, "files": files}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-        os.replace(out, old / out.name)
-        os.replace(folder, out)
-        shutil.rmtree(old)
-    else:
-        os.replace(folder, out)
-    return out
+    return move_into_place(folder, out)
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
