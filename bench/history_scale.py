@@ -9,14 +9,16 @@ processes the way a user runs them:
 - load + first plan: `issuetriage plan --issue ONE` with `ISSUETRIAGE_HISTORY=DIR`, beside the
   same command without history, interleaved A B A B, median of `--runs`;
 - per further issue: (`plan` of `--issues` issues - `plan` of one) / (issues - 1), same pairing;
-- peak memory (RSS) of the many-issue `plan`, with and without history.
+- peak memory (RSS) of the many-issue `plan`, with and without history;
+- the share of each planned issue's exact 20 nearest earlier issues (a cosine over every stored
+  vector) the budgeted engine query finds.
 
 The planned issues are dev issues renumbered past every history issue (new issues), labels
 removed. `--jsonl` measures today's path instead (`ISSUETRIAGE_HISTORY=FILE.jsonl`, fitted at
 start; no build step).
 
     PYTHONPATH=src python bench/history_scale.py [--sizes 1422,10000,100000] [--runs 3]
-        [--issues 101] [--jsonl] [--keep DIR]
+        [--issues 301] [--jsonl] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -119,6 +121,32 @@ def plan_pair(history: str, one: Path, many: Path, n_many: int, runs: int) -> di
             for key in envs}
 
 
+def recall_of_neighbours(folder: Path, issues: Path, k: int = 20) -> float:
+    """Share of the exact `k` nearest earlier issues (a cosine over every stored vector) that the
+    engine's budgeted candidates find: what the postings budget costs at this size."""
+    from collections import Counter
+
+    import numpy as np
+
+    from issuetriage.evidence.history import document, weights, words
+    from issuetriage.judges.history_folder import load_folder
+    from issuetriage.policy import load_profile
+    from issuetriage.records import read_issues
+
+    history = load_folder(folder, load_profile("pytorch")).history
+    vocab = history.vocabulary
+    vocab.cosines([], {})
+    found = total = 0
+    for issue in read_issues(str(issues)):
+        counts = Counter(words(document(issue.title, issue.body), vocab.stop))
+        query = weights(counts, vocab.lookup(counts), vocab.issues)
+        numbers, sims, _ = vocab.cosines(vocab.arrays["numbers"].tolist(), query)  # type: ignore[attr-defined]
+        exact = {int(numbers[j]) for j in np.lexsort((-numbers, -sims))[:k] if sims[j] > 0}
+        found += len(exact & {p.number for p in history.similar(issue, k)})
+        total += len(exact)
+    return found / max(total, 1)
+
+
 def build(corpus: Path, out: Path) -> tuple[float, float]:
     return run([sys.executable, "-m", "issuetriage.cli", "history", "build", "--corpus", str(corpus),
                 "--out", str(out)], dict(os.environ))
@@ -128,7 +156,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1422,10000,100000")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--issues", type=int, default=101)
+    parser.add_argument("--issues", type=int, default=301)
     parser.add_argument("--jsonl", action="store_true", help="today's path: the JSONL fitted at start")
     parser.add_argument("--keep", type=Path, help="keep corpora and folders here")
     args = parser.parse_args()
@@ -140,9 +168,9 @@ def main() -> None:
     one, many = new_issues(1, work / "one.jsonl"), new_issues(args.issues, work / "many.jsonl")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f}; {args.runs} runs, medians; plan of 1 and of {args.issues} issues")
-    print("| history | build | folder | load + first plan (none) | per further issue (none) "
-          "| peak RSS (none) |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| history | build (peak RSS) | folder | load + first plan (none; ratio) | per further issue (none) "
+          "| peak RSS of the plan (none) | exact 20 nearest found |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     try:
         for size in (int(s) for s in args.sizes.split(",")):
             corpus = work / f"history-{size}.jsonl"
@@ -157,10 +185,12 @@ def main() -> None:
                 built, built_rss = f"{seconds:.1f} s", f" (peak {rss:.0f} MiB)"
             got = plan_pair(str(source), one, many, args.issues, args.runs)
             h, n = got["history"], got["none"]
+            found = "" if args.jsonl else f"{recall_of_neighbours(source, many):.3f}"
             print(f"| {size:,} | {built}{built_rss} | {folder_mib(source):.1f} MiB "
                   f"| {h['first_s']:.2f} s ({n['first_s']:.2f} s; {h['first_s'] / n['first_s']:.1f}x) "
                   f"| {h['further_ms']:.1f} ms ({n['further_ms']:.1f} ms) "
-                  f"| {h['peak_mib']:.0f} MiB ({n['peak_mib']:.0f} MiB) |", flush=True)
+                  f"| {h['peak_mib']:.0f} MiB ({n['peak_mib']:.0f} MiB) | {found} |", flush=True)
+            print(f"  load average now {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
