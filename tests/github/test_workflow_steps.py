@@ -136,10 +136,10 @@ def _built_history(checkout: Path) -> Path:
     """The folder the sweep saved and the cache restores: this repository's labelled issues,
     where `area/network` reports talk of a made-up `zorblax` the profile's keywords do not know."""
     from builders import make_issue
-    from issuetriage.evidence.history import past_of
     from issuetriage.history.build import build
     from issuetriage.history.sources import Source
     from issuetriage.judges.heuristic import HeuristicJudge
+    from issuetriage.judges.learned.corpus import past_of
     from issuetriage.policy import load_profile_dir
 
     policy = load_profile_dir(checkout / "triage-profile")

@@ -9,8 +9,9 @@ import pytest
 
 from builders import make_issue, run_cli
 from issuetriage.evaluate.replay import cross_validate
-from issuetriage.evidence.history import history_from_examples, memory_history
+from issuetriage.evidence.history_index import memory_history
 from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.learned.corpus import history_from_examples
 from issuetriage.judges.stacking import stacked
 
 from .conftest import corpus_records, write_jsonl

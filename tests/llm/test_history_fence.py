@@ -11,9 +11,9 @@ import pytest
 
 from builders import make_issue, svd_issue
 from issuetriage.engine.pipeline import triage
-from issuetriage.evidence.history import history_from_examples
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.learned.corpus import history_from_examples
 from issuetriage.judges.llm.judge import LLMJudge, request
 from issuetriage.judges.llm.providers import ReplayProvider
 

@@ -32,9 +32,9 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
     """The request a model would get for one issue; history examples come from
     $ISSUETRIAGE_HISTORY (which also stacks the offline judge, as in production) or
     $ISSUETRIAGE_LLM_HISTORY when it names a labelled corpus."""
-    from issuetriage.evidence.history import load_history
     from issuetriage.evidence.signals import extract_signals
     from issuetriage.judges.factory import get_judge, resolve_history
+    from issuetriage.judges.learned.corpus import load_history
     from issuetriage.judges.llm.judge import request
     from issuetriage.judges.llm.prompt import PROMPT_VERSIONS
 

@@ -17,13 +17,14 @@ from typing import Any
 import numpy as np
 
 from issuetriage.errors import UserError
-from issuetriage.evidence.history import memory_history, past_of
+from issuetriage.evidence.history_index import memory_history
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Judge
 from issuetriage.judges.heuristic import HeuristicJudge
-from issuetriage.judges.learned.corpus import Corpus, load_corpus
+from issuetriage.judges.learned.corpus import Corpus, load_corpus, past_of
 from issuetriage.judges.llm.judge import request
 from issuetriage.judges.llm.prompt import PROMPT_VERSIONS, Prompt
+from issuetriage.judges.stacking import stacked
 from issuetriage.policy import load_profile
 
 FORMAT_NOTE = ("Answer with ONE JSON object that matches # SCHEMA (every field present), nothing "
@@ -69,8 +70,6 @@ def export_requests(corpus_path: str | Path, out: str | Path, size: int, seed: i
     history = memory_history(policy.meta.repo, past)
     offline: Judge = HeuristicJudge()
     if neighbours:
-        from issuetriage.judges.stacking import stacked
-
         offline = stacked(offline, history, past, policy, neighbours)
     rows, texts = [], {}
     for i in held:

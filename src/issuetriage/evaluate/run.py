@@ -11,11 +11,13 @@ from issuetriage.errors import ConfigError, UserError
 from issuetriage.evaluate.replay import cross_validate, learned_factory
 from issuetriage.evaluate.report import build_report
 from issuetriage.evaluate.scoring import IssueResult
-from issuetriage.evidence.history import memory_history, past_of
+from issuetriage.evidence.history_index import memory_history
 from issuetriage.judges.base import Judge
 from issuetriage.judges.factory import get_judge
-from issuetriage.judges.learned.corpus import Corpus, load_corpus
+from issuetriage.judges.learned.corpus import Corpus, load_corpus, past_of
 from issuetriage.judges.learned.train import TrainConfig
+from issuetriage.judges.llm import make_judge
+from issuetriage.judges.llm.config import LLMConfig, load_config
 from issuetriage.judges.stacking import stacked
 from issuetriage.policy import Policy, load_profile
 
@@ -50,8 +52,6 @@ def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, prof
             offline = stacked(offline, history, past, policy, options.neighbours)
         if judge not in ("llm", "hybrid"):
             return offline
-        from issuetriage.judges.llm import make_judge
-        from issuetriage.judges.llm.config import LLMConfig, load_config
 
         llm_config = (LLMConfig(provider="replay", model="replay", answers=options.answers)
                       if options.answers else load_config(policy.root))

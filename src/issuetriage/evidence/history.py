@@ -28,14 +28,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from issuetriage.errors import UserError
 from issuetriage.models import Issue
-from issuetriage.policy import Policy
 
 EXCERPT_CHARS = 240
 BODY_CHARS = 3000  # of each issue's body, indexed and compared
@@ -243,39 +240,3 @@ def english_stop_words() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)
-
-
-def past_of(examples: Iterable[object], repo: str) -> Past:
-    """Corpus examples of `repo` that carry gold labels (never their raw process labels)."""
-    rows = [(filed(e.issue), tuple(sorted(e.gold))) for e in examples  # type: ignore[attr-defined]
-            if e.gold and e.issue.repo == repo]  # type: ignore[attr-defined]
-    return sorted(rows, key=lambda row: row[0].number)
-
-
-def memory_history(repo: str, past: Iterable[tuple[Filed | Issue, Sequence[str]]]) -> History:
-    """A history held in memory (an in-memory SQLite FTS5 index): `eval` folds, JSONL files."""
-    from issuetriage.evidence.history_index import FolderIndex
-
-    rows = sorted(((i, tuple(sorted(labels))) for i, labels in past if i.repo == repo and labels),
-                  key=lambda row: row[0].number)
-    index = FolderIndex.create(None, repo, rows, english_stop_words())
-    return History(repo, index, index)
-
-
-def history_from_examples(examples: Iterable[object], policy: Policy) -> History:
-    """History from corpus examples (their gold labels, never their raw process labels)."""
-    return memory_history(policy.meta.repo, past_of(examples, policy.meta.repo))
-
-
-def load_history(path: str | Path, policy: Policy) -> tuple[History, Past]:
-    """History from a labelled corpus file (in memory), and its labelled issues; every issue must
-    belong to the profile's repository."""
-    from issuetriage.judges.learned.corpus import load_corpus
-
-    corpus = load_corpus(path, policy, strict=True)
-    foreign = next((e.issue for e in corpus.examples if e.issue.repo != policy.meta.repo), None)
-    if foreign is not None:
-        raise UserError(f"{path}: history issue {foreign.ref} is not from the profile's repository "
-                        f"{policy.meta.repo} (profile {policy.name})")
-    past = past_of(corpus.examples, policy.meta.repo)
-    return memory_history(policy.meta.repo, past), past

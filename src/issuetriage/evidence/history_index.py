@@ -22,7 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from issuetriage.evidence.history import BODY_CHARS, LIMIT, Filed, cosines, document, idf, words
+from issuetriage.evidence.history import (
+    BODY_CHARS,
+    LIMIT,
+    Filed,
+    History,
+    cosines,
+    document,
+    english_stop_words,
+    idf,
+    words,
+)
 from issuetriage.models import Issue
 
 SCHEMA = """
@@ -190,3 +200,11 @@ class FolderIndex:
         self.db.executemany("INSERT INTO terms VALUES (?,?,?)",
                             ((term, i, int(df[i])) for term, i in by_id))
         self.db.execute("UPDATE meta SET value=? WHERE key='issues'", (str(n),))
+
+
+def memory_history(repo: str, past: Iterable[tuple[Filed | Issue, Sequence[str]]]) -> History:
+    """A history held in memory (an in-memory SQLite FTS5 index): `eval` folds, JSONL files."""
+    rows = sorted(((i, tuple(sorted(labels))) for i, labels in past if i.repo == repo and labels),
+                  key=lambda row: row[0].number)
+    index = FolderIndex.create(None, repo, rows, english_stop_words())
+    return History(repo, index, index)

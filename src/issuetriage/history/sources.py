@@ -11,6 +11,7 @@ from pathlib import Path
 
 from issuetriage.errors import UserError
 from issuetriage.evidence.history import Filed, Past, filed
+from issuetriage.judges.learned.corpus import Example, gold_labels, scan_corpus
 from issuetriage.policy import Policy
 
 
@@ -32,8 +33,6 @@ class Source:
 def from_corpus(path: Path, policy: Policy) -> Source:
     """A labelled corpus file, read a record at a time (only each labelled issue's title, start
     of the body and gold labels are kept); an issue of another repository is an error."""
-    from issuetriage.judges.learned.corpus import Example, scan_corpus
-
     past: Past = []
     count = 0
 
@@ -57,8 +56,6 @@ def from_corpus(path: Path, policy: Policy) -> Source:
 
 def from_store(store: object, policy: Policy) -> Source:
     """The store's mirror of the profile's repository (issues, not pull requests)."""
-    from issuetriage.judges.learned.corpus import gold_labels
-
     repo = policy.meta.repo
     digest = hashlib.sha256()
     past: Past = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -124,10 +125,8 @@ def _remembered(store: Store | None, policy: Policy) -> str | None:
 
 def _fitted_at_start(path: Path, policy: Policy) -> Built:
     """A labelled corpus file, indexed in memory; its stack is fitted for the judge it stacks."""
-    import sys
-
-    from issuetriage.evidence.history import load_history
     from issuetriage.judges.history_folder import Built
+    from issuetriage.judges.learned.corpus import load_history
 
     history, past = load_history(path, policy)
     sys.stderr.write(f"warning: {path}: a JSONL history is indexed and fitted at every start; build a "

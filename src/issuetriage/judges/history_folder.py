@@ -30,6 +30,7 @@ import numpy as np
 from issuetriage.errors import ModelError
 from issuetriage.evidence.history import History, Past
 from issuetriage.evidence.history_index import ARRAYS, FolderIndex
+from issuetriage.judges.learned.corpus import content_labels
 from issuetriage.judges.learned.features import Vocabulary
 from issuetriage.judges.learned.model import move_into_place, stage_beside
 from issuetriage.judges.neighbours import Stack, TextModel
@@ -222,7 +223,5 @@ def load_folder(root: str | Path, policy: Policy,
 
 
 def _gold(policy: Policy) -> Callable[[Any], tuple[str, ...]]:
-    from issuetriage.judges.learned.corpus import content_labels
-
     allowed = content_labels(policy)
     return lambda labels: tuple(sorted(x for x in labels if x in allowed))

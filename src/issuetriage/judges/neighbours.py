@@ -23,7 +23,7 @@ import numpy as np
 from issuetriage.evidence.history import History, Precedent
 from issuetriage.evidence.signals import Signals
 from issuetriage.judges.base import Judge, Judgment, LabelScore
-from issuetriage.judges.learned.features import FeatureConfig, Vocabulary
+from issuetriage.judges.learned.features import FeatureConfig, Vocabulary, issue_tokens
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
 
@@ -53,8 +53,6 @@ class TextModel:
     intercept: np.ndarray
 
     def scores(self, signals: Signals) -> dict[str, float]:
-        from issuetriage.judges.learned.features import issue_tokens
-
         cols, values = self.vocab.vector(issue_tokens(signals, FeatureConfig()))
         raw = values.astype(np.float64) @ self.coef[cols] + self.intercept
         return dict(zip(self.labels, np.asarray(raw, dtype=np.float64).ravel().tolist()))

@@ -66,7 +66,8 @@ def resolver_from_env(repos: tuple[str, ...], profile: str | None, env: Mapping[
     """App mode when `GITHUB_APP_ID` is set: every installation, each repository with its own
     profile (`ISSUETRIAGE_APP_PROFILES`, `profile` for the unmapped; None: they are refused); a budget that resets more
     than MAX_BUDGET_WAIT away puts the job back on the queue. Token mode otherwise: `repos` (default:
-    the profile's repository) as GITHUB_TOKEN with `profile`. Every wait renews the job's issue lock."""
+    the profile's repository) as GITHUB_TOKEN with `profile`, refused at once without a token.
+    Every wait renews the job's issue lock."""
     from issuetriage.service.queue import MAX_BUDGET_WAIT, lock_keeping
 
     clock = lock_keeping(clock)
@@ -82,19 +83,37 @@ def resolver_from_env(repos: tuple[str, ...], profile: str | None, env: Mapping[
 
     if profile is None:
         raise UserError("the service as GITHUB_TOKEN needs --profile")
+    require_token(env)
     return TokenResolver(repos or (load_profile(profile).meta.repo,), profile, env, clock)
+
+
+def require_token(env: Mapping[str, str]) -> None:
+    """A one-line ConfigError, naming what to set, when token mode has no token: the service would
+    otherwise accept deliveries and turn every job into a dead letter, and its review app's
+    approvals write to GitHub too. Shadow mode also reads each issue (GitHub's GraphQL API takes no
+    anonymous calls)."""
+    from issuetriage.errors import ConfigError
+    from issuetriage.github.auth import credentials_from_env
+
+    try:
+        credentials_from_env(env)
+    except ConfigError:
+        raise ConfigError("no GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN, or log in with `gh auth "
+                          "login`) or a GitHub App (GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY); shadow mode "
+                          "reads issues too (a read-only token is enough); `serve --no-webhook` needs none") from None
 
 
 def receiver_app(receiver: Receiver, review: Starlette | None = None) -> Starlette:
     """The receiver's routes, with the review app (its own CSRF and Host checks) mounted beside
-    them at `/`."""
-    from starlette.applications import Starlette
+    them at `/`; no response may be framed (web/framing.py)."""
     from starlette.routing import Mount
+
+    from issuetriage.web.framing import Unframed
 
     routes: list[Any] = receiver.routes()
     if review is not None:
         routes.append(Mount("/", app=review))
-    return Starlette(routes=routes)
+    return Unframed(routes=routes)
 
 
 def run_workers(jobs: Jobs, workers: int, processes: bool) -> None:

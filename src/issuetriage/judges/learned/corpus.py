@@ -17,6 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from issuetriage.errors import UserError, first_problem
+from issuetriage.evidence.history import History, Past, filed
+from issuetriage.evidence.history_index import memory_history
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
 from issuetriage.records import normalize_record
@@ -198,3 +200,26 @@ def _text(data: bytes, path: Path, offset: int) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: corpus is not UTF-8 (byte {offset + exc.start})") from None
+
+
+def past_of(examples: Iterable[Example], repo: str) -> Past:
+    """Corpus examples of `repo` that carry gold labels (never their raw process labels)."""
+    rows = [(filed(e.issue), tuple(sorted(e.gold))) for e in examples if e.gold and e.issue.repo == repo]
+    return sorted(rows, key=lambda row: row[0].number)
+
+
+def history_from_examples(examples: Iterable[Example], policy: Policy) -> History:
+    """History from corpus examples (their gold labels, never their raw process labels)."""
+    return memory_history(policy.meta.repo, past_of(examples, policy.meta.repo))
+
+
+def load_history(path: str | Path, policy: Policy) -> tuple[History, Past]:
+    """History from a labelled corpus file (in memory), and its labelled issues; every issue must
+    belong to the profile's repository."""
+    corpus = load_corpus(path, policy, strict=True)
+    foreign = next((e.issue for e in corpus.examples if e.issue.repo != policy.meta.repo), None)
+    if foreign is not None:
+        raise UserError(f"{path}: history issue {foreign.ref} is not from the profile's repository "
+                        f"{policy.meta.repo} (profile {policy.name})")
+    past = past_of(corpus.examples, policy.meta.repo)
+    return memory_history(policy.meta.repo, past), past
