@@ -153,13 +153,13 @@ jobs:
         env:
           GH_TOKEN: ${{ github.token }}
         run: |
-          gh issue list --repo "$GITHUB_REPOSITORY" --state all --limit @HISTORY_LIMIT@ \
+          gh issue list --repo "$GITHUB_REPOSITORY" --state all --limit @HISTORY_LIMIT@ \\
             --json number,title,body,labels,state > "$RUNNER_TEMP/issues.json"
-          if [ -f .issuetriage/history/manifest.json ] && issuetriage history build --update \
+          if [ -f .issuetriage/history/manifest.json ] && issuetriage history build --update \\
               --corpus "$RUNNER_TEMP/issues.json" --out .issuetriage/history --profile @PROFILE@; then
             exit 0
           fi
-          issuetriage history build --corpus "$RUNNER_TEMP/issues.json" --out .issuetriage/history \
+          issuetriage history build --corpus "$RUNNER_TEMP/issues.json" --out .issuetriage/history \\
             --profile @PROFILE@
           echo "ISSUETRIAGE_HISTORY=$PWD/.issuetriage/history" >> "$GITHUB_ENV"
       - name: Save the history folder for the per-issue runs
