@@ -10,14 +10,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from issuetriage.errors import UserError
+from issuetriage.errors import ConfigError, UserError
+from issuetriage.github.apply import GitHubApplier
+from issuetriage.github.auth import credentials_from_env
+from issuetriage.policy import load_profile
+from issuetriage.service.resolver import TokenResolver
+from issuetriage.store.sqlite import Store
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from issuetriage.github.retry import Clock
     from issuetriage.policy import Policy
-    from issuetriage.service.jobs import Jobs
+    from issuetriage.service.jobs import Jobs  # lazy: huey comes with the service extra
     from issuetriage.service.receiver import Receiver
     from issuetriage.service.resolver import Resolver
 
@@ -52,9 +57,8 @@ def open_jobs(store: str | Path, queue_url: str | None, resolver: Resolver | Non
               model: Path | None = None, clock: Clock | None = None) -> Jobs:
     """The queue (ISSUETRIAGE_QUEUE, or the embedded file next to the store) and its jobs;
     without a resolver it can list and mend the queue but not run jobs."""
-    from issuetriage.service.jobs import Jobs
-    from issuetriage.service.queue import open_huey
-    from issuetriage.store.sqlite import Store
+    from issuetriage.service.jobs import Jobs  # lazy: huey comes with the service extra
+    from issuetriage.service.queue import open_huey  # lazy: huey comes with the service extra
 
     huey = open_huey(queue_url, store)  # first: an unusable queue leaves no store behind
     Store(store).close()  # create and migrate it once (WAL mode), before any worker forks
@@ -68,18 +72,16 @@ def resolver_from_env(repos: tuple[str, ...], profile: str | None, env: Mapping[
     than MAX_BUDGET_WAIT away puts the job back on the queue. Token mode otherwise: `repos` (default:
     the profile's repository) as GITHUB_TOKEN with `profile`, refused at once without a token.
     Every wait renews the job's issue lock."""
-    from issuetriage.service.queue import MAX_BUDGET_WAIT, lock_keeping
+    from issuetriage.service.queue import MAX_BUDGET_WAIT, lock_keeping  # lazy: huey comes with the service extra
 
     clock = lock_keeping(clock)
     if env.get("GITHUB_APP_ID"):
-        from issuetriage.service.app_mode import AppResolver
+        from issuetriage.service.app_mode import AppResolver  # lazy: App mode only (JWT signing)
 
         if repos:
             raise UserError("--repo is for token mode (GITHUB_TOKEN); as a GitHub App the service serves "
                             "the repositories the App is installed on")
         return AppResolver.from_env(env, default_profile=profile, clock=clock, max_wait=MAX_BUDGET_WAIT)
-    from issuetriage.policy import load_profile
-    from issuetriage.service.resolver import TokenResolver
 
     if profile is None:
         raise UserError("the service as GITHUB_TOKEN needs --profile")
@@ -92,8 +94,6 @@ def require_token(env: Mapping[str, str]) -> None:
     otherwise accept deliveries and turn every job into a dead letter, and its review app's
     approvals write to GitHub too. Shadow mode also reads each issue (GitHub's GraphQL API takes no
     anonymous calls)."""
-    from issuetriage.errors import ConfigError
-    from issuetriage.github.auth import credentials_from_env
 
     try:
         credentials_from_env(env)
@@ -108,7 +108,7 @@ def receiver_app(receiver: Receiver, review: Starlette | None = None) -> Starlet
     them at `/`; no response may be framed (web/framing.py)."""
     from starlette.routing import Mount
 
-    from issuetriage.web.framing import Unframed
+    from issuetriage.web.framing import Unframed  # lazy: starlette comes with the web extra
 
     routes: list[Any] = receiver.routes()
     if review is not None:
@@ -128,8 +128,7 @@ def review_app(store: str | Path, policy: Policy, resolver: Resolver, reviewer: 
                allowed_hosts: list[str] | None = None) -> Starlette:
     """The review app of service mode: an approval writes where the service writes, to GitHub as
     the resolver's client for the profile's repository, through the one flow (`act/review.py`)."""
-    from issuetriage.github.apply import GitHubApplier
-    from issuetriage.web.app import create_app
+    from issuetriage.web.app import create_app  # lazy: starlette comes with the web extra
 
     return create_app(store, policy, reviewer, allowed_hosts=allowed_hosts,
                       applies_to=lambda db: GitHubApplier(resolver.client(policy.meta.repo, None)))

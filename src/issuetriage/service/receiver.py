@@ -21,7 +21,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from issuetriage.errors import TriageError
+from issuetriage.errors import ConfigError, TriageError
 from issuetriage.service.events import INSTALLATION, LABEL, BadPayload, Work, classify
 from issuetriage.service.jobs import Jobs
 from issuetriage.service.metrics import render
@@ -145,7 +145,6 @@ def _event_id(delivery: str) -> int:
 
 def settings_secrets(current: str | None, previous: str | None) -> tuple[bytes, ...]:
     """The secrets the receiver accepts; a clear error when there is none."""
-    from issuetriage.errors import ConfigError
 
     if not current:
         raise ConfigError("GITHUB_WEBHOOK_SECRET is not set: the receiver refuses to start without "
