@@ -9,17 +9,17 @@ from typing import Annotated, Any, Optional
 import typer
 
 from issuetriage.cli.options import Format, FormatOpt, ModelOpt, OptionalStoreOpt, ProfileOpt, emit
+from issuetriage.errors import UserError
+from issuetriage.policy import load_profile
 
 
 def build_command(corpus: Path | None, store: str | None, out: Path, profile: str, model: Path | None,
                   update: bool) -> dict[str, Any]:
     """Read the source, build the folder, remember it in the store when one is given."""
-    from issuetriage.errors import UserError
-    from issuetriage.history.build import build
-    from issuetriage.history.sources import from_corpus, from_store
-    from issuetriage.judges.factory import NEIGHBOURS, get_judge
-    from issuetriage.judges.history_folder import check_out
-    from issuetriage.policy import load_profile
+    from issuetriage.history.build import build  # lazy: CLI start-up
+    from issuetriage.history.sources import from_corpus, from_store  # lazy: CLI start-up
+    from issuetriage.judges.factory import NEIGHBOURS, get_judge  # lazy: CLI start-up
+    from issuetriage.judges.history_folder import check_out  # lazy: CLI start-up
 
     if corpus is None and store is None:
         raise UserError("say what to build from: --corpus FILE (JSONL, or a `gh issue list --json` array) "
@@ -35,7 +35,7 @@ def build_command(corpus: Path | None, store: str | None, out: Path, profile: st
         with _progress() as progress:
             manifest = build(source, policy, out, base, NEIGHBOURS, update=update, progress=progress)
         if db is not None:
-            from issuetriage.store.fts import remember_folder
+            from issuetriage.store.fts import remember_folder  # lazy: CLI start-up
 
             remember_folder(db, policy.meta.repo, out, manifest)
     finally:
@@ -46,7 +46,7 @@ def build_command(corpus: Path | None, store: str | None, out: Path, profile: st
 
 
 def _open_store(store: str) -> Any:
-    from issuetriage.store.sqlite import Store
+    from issuetriage.store.sqlite import Store  # lazy: CLI start-up
 
     return Store(store, create=False)
 
@@ -58,7 +58,7 @@ class _progress:
         self.bar = None
         if not sys.stderr.isatty():
             return lambda step, done, total: None
-        from rich.progress import Progress
+        from rich.progress import Progress  # lazy: only on a terminal
 
         self.bar = Progress(transient=True)
         self.bar.__enter__()
@@ -103,7 +103,7 @@ def register(app: typer.Typer) -> None:
     def show_cmd(folder: Annotated[Path, typer.Argument(help="A history folder.")],
                  fmt: FormatOpt = Format.text) -> None:
         """Print a history folder's manifest. Example: issuetriage history show history/"""
-        from issuetriage.judges.history_folder import read_manifest
+        from issuetriage.judges.history_folder import read_manifest  # lazy: CLI start-up
 
         manifest = read_manifest(folder)
         emit(fmt, manifest, "\n".join(f"{key}: {value}" for key, value in manifest.items() if key != "files"))

@@ -237,6 +237,6 @@ def cosines(matrix: Any, numbers: np.ndarray, wanted: Sequence[int], query: dict
 
 def english_stop_words() -> frozenset[str]:
     """scikit-learn's English stop words (read when a history is built; stored with it)."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # lazy: a loaded folder stores its own
 
     return frozenset(ENGLISH_STOP_WORDS)

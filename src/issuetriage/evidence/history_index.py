@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.sparse import csr_matrix
 
 from issuetriage.evidence.history import (
     BODY_CHARS,
@@ -99,8 +100,6 @@ class FolderIndex:
 
     def cosines(self, numbers: Sequence[int], query: dict[int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._matrix is None:
-            from scipy.sparse import csr_matrix
-
             a = self.arrays
             terms = int(a["indices"].max()) + 1 if len(a["indices"]) else 0
             self._matrix = csr_matrix((a["data"], a["indices"], a["indptr"]),

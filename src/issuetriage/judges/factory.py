@@ -66,35 +66,35 @@ def resolve_history(source: Built | str | Path | None, policy: Policy | None,
     A built folder is loaded, never refitted (with a `store`, candidates come from the store's
     live index). A labelled corpus (JSONL) still works: it is fitted at start, with a warning.
     A folder without a manifest holds one per repository: `OWNER__NAME/` or `OWNER__NAME.jsonl`."""
-    from issuetriage.judges.history_folder import Built
     from issuetriage.policy import load_profile
 
-    if isinstance(source, Built):
-        return source
+    if source is not None and not isinstance(source, (str, Path)):
+        return source  # loaded already
     policy = policy or load_profile()
     path = history_path(source, policy, env, store)
     if path is None:
         return None
+    from issuetriage.judges import history_folder  # lazy: numpy and scipy only with a history
+
     if not path.exists():
-        from issuetriage.judges.history_folder import HistoryError
-
-        raise HistoryError(f"{path}: no history folder or file here (build one with `issuetriage history build`)")
+        raise history_folder.HistoryError(f"{path}: no history folder or file here (build one with "
+                                          "`issuetriage history build`)")
     if path.is_dir():
-        from issuetriage.judges.history_folder import load_folder
-        from issuetriage.store.fts import StoreIndex
+        from issuetriage.store.fts import StoreIndex  # lazy: with a history
 
-        return load_folder(path, policy, (lambda folder: StoreIndex(store)) if store is not None else None)
+        return history_folder.load_folder(path, policy, (lambda folder: StoreIndex(store)) if store is not None
+                                          else None)
     return _fitted_at_start(path, policy)
 
 
 def history_path(source: str | Path | None, policy: Policy, env: Mapping[str, str] | None = None,
                  store: Store | None = None) -> Path | None:
     """Where `resolve_history` reads the repository's history from (None: nowhere)."""
-    from issuetriage.judges.history_folder import is_history_folder
-
     source = source or (os.environ if env is None else env).get(HISTORY_ENV) or _remembered(store, policy)
     if not source:
         return None
+    from issuetriage.judges.history_folder import is_history_folder  # lazy: numpy and scipy only with a history
+
     path = Path(source)
     if path.is_dir() and not is_history_folder(path):  # one per repository: a worker serving several
         stem = policy.meta.repo.replace("/", "__")
@@ -105,11 +105,11 @@ def history_path(source: str | Path | None, policy: Policy, env: Mapping[str, st
 def history_stamp(policy: Policy, env: Mapping[str, str] | None = None, store: Store | None = None) -> str:
     """What the repository's history is now (its path and when its manifest or file last changed),
     so a long-running worker reloads a folder `history build --update` replaced."""
-    from issuetriage.judges.history_folder import MANIFEST
-
     path = history_path(None, policy, env, store)
     if path is None:
         return ""
+    from issuetriage.judges.history_folder import MANIFEST  # lazy: numpy and scipy only with a history
+
     try:
         return f"{path}@{(path / MANIFEST if path.is_dir() else path).stat().st_mtime_ns}"
     except OSError:
@@ -117,16 +117,18 @@ def history_stamp(policy: Policy, env: Mapping[str, str] | None = None, store: S
 
 
 def _remembered(store: Store | None, policy: Policy) -> str | None:
-    from issuetriage.store.fts import remembered_folder
+    if store is None:
+        return None
+    from issuetriage.store.fts import remembered_folder  # lazy: only with a store
 
-    folder = remembered_folder(store, policy.meta.repo) if store is not None else None
+    folder = remembered_folder(store, policy.meta.repo)
     return str(folder) if folder is not None else None
 
 
 def _fitted_at_start(path: Path, policy: Policy) -> Built:
     """A labelled corpus file, indexed in memory; its stack is fitted for the judge it stacks."""
-    from issuetriage.judges.history_folder import Built
-    from issuetriage.judges.learned.corpus import load_history
+    from issuetriage.judges.history_folder import Built  # lazy: numpy and scipy only with a history
+    from issuetriage.judges.learned.corpus import load_history  # lazy: numpy and scipy only with a history
 
     history, past = load_history(path, policy)
     sys.stderr.write(f"warning: {path}: a JSONL history is indexed and fitted at every start; build a "
@@ -145,9 +147,9 @@ def _judge(name: str, model_dir: str | Path | None, policy: Policy | None, past:
 
 
 def _stacked(base: Judge, past: Built, policy: Policy | None) -> Judge:
-    from issuetriage.judges.history_folder import HistoryError
-    from issuetriage.judges.neighbours import NeighbourVote
-    from issuetriage.judges.stacking import fit_stack
+    from issuetriage.judges.history_folder import HistoryError  # lazy: numpy and scipy only with a history
+    from issuetriage.judges.neighbours import NeighbourVote  # lazy: numpy and scipy only with a history
+    from issuetriage.judges.stacking import fit_stack  # lazy: numpy and scipy only with a history
     from issuetriage.policy import load_profile
 
     if past.past is not None:

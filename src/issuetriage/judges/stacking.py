@@ -51,8 +51,8 @@ def dual_ridge(x: Any, y: np.ndarray, alpha: float, folds: int = TEXT_FOLDS
 
     Solved through the centred kernel X Xᵀ (rows × rows), so its cost is set by the window, not
     by the vocabulary; the same solution scikit-learn's `Ridge(alpha)` reaches iteratively."""
-    from scipy.linalg import cho_factor, cho_solve
-    from sklearn.model_selection import KFold
+    from scipy.linalg import cho_factor, cho_solve  # lazy: fitting only; applying a stack needs numpy alone
+    from sklearn.model_selection import KFold  # lazy: fitting only; applying a stack needs numpy alone
 
     x = x.astype(np.float64)
     targets = y * 2.0 - 1.0
@@ -161,10 +161,10 @@ def fit_stack(base: Judge, history: History, past: Rows,
 
 def _fit_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, uncovered: int,
                     share: dict[str, float], text: TextModel) -> Stack:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.linear_model import LogisticRegression  # lazy: fitting only; applying a stack needs numpy alone
+    from sklearn.model_selection import GroupKFold  # lazy: fitting only; applying a stack needs numpy alone
+    from sklearn.pipeline import make_pipeline  # lazy: fitting only; applying a stack needs numpy alone
+    from sklearn.preprocessing import StandardScaler  # lazy: fitting only; applying a stack needs numpy alone
 
     def classifier() -> Any:
         return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
