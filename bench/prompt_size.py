@@ -20,10 +20,9 @@ import statistics
 import sys
 from pathlib import Path
 
-from issuetriage.evidence.history import history_from_examples
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.heuristic import HeuristicJudge
-from issuetriage.judges.learned.corpus import load_corpus
+from issuetriage.judges.learned.corpus import history_from_examples, load_corpus
 from issuetriage.judges.llm.excerpt import issue_excerpt
 from issuetriage.judges.llm.judge import offline_confident, request
 from issuetriage.judges.llm.prompt import PROMPT_VERSIONS, build_prompt

@@ -132,14 +132,16 @@ OFFLINE = {"heuristic": ("heuristic", {}),
            "learned+history": ("learned", {"folds": 5, "neighbours": 5})}
 
 
-def score_half(which: str) -> None:
-    """Label P/R/F1 and routing of each offline judge on one half of the dev corpus."""
+def score_half(which: str, only: str | None = None) -> None:
+    """Label P/R/F1 and routing of each offline judge (or `only` one) on one half of the dev corpus."""
     parts = halves()
     if parts is None:
         print(f"skip: {DEV} not found")
         return
     path = {"tune": parts[0], "held": parts[1], "whole": DEV}[which]
     for name, (judge, kwargs) in OFFLINE.items():
+        if only and name != only:
+            continue
         options = EvalOptions(neighbours=kwargs.get("neighbours", 0))
         got = figures(evaluate(path, judge=judge, folds=kwargs.get("folds", 1), options=options))
         print(f"{which:5s} {name:18s} " + " ".join(
@@ -147,8 +149,8 @@ def score_half(which: str) -> None:
 
 
 if __name__ == "__main__" and len(sys.argv) > 2 and sys.argv[1] == "halves":
-    # PYTHONHASHSEED=0 PYTHONPATH=src python bench/quality.py halves tune|held|whole
-    score_half(sys.argv[2])
+    # PYTHONHASHSEED=0 PYTHONPATH=src python bench/quality.py halves tune|held|whole [JUDGE]
+    score_half(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
 
 
 if __name__ == "__main__" and len(sys.argv) > 3 and sys.argv[1] == "gap":

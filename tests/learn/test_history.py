@@ -9,9 +9,10 @@ import pytest
 
 from builders import make_issue, run_cli
 from issuetriage.evaluate.replay import cross_validate
-from issuetriage.evidence.history import History, history_from_examples
+from issuetriage.evidence.history_index import memory_history
 from issuetriage.judges.heuristic import HeuristicJudge
-from issuetriage.judges.neighbours import NeighbourVote
+from issuetriage.judges.learned.corpus import history_from_examples
+from issuetriage.judges.stacking import stacked
 
 from .conftest import corpus_records, write_jsonl
 
@@ -21,14 +22,14 @@ def labelled(number, title, labels, repo="pytorch/pytorch"):
 
 
 def test_similar_issues_are_earlier_never_the_issue_itself_or_newer():
-    history = History("pytorch/pytorch", [labelled(n, "svd crashes on cuda tensors", ["module: linalg"])
+    history = memory_history("pytorch/pytorch", [labelled(n, "svd crashes on cuda tensors", ["module: linalg"])
                                           for n in (5, 10, 20, 30)])
     near = history.similar(make_issue(number=20, title="svd crashes on cuda tensors"), k=10)
     assert [p.number for p in near] == [10, 5]
 
 
 def test_other_repositories_and_unlabelled_issues_are_not_history():
-    history = History("pytorch/pytorch", [labelled(1, "svd crash", ["module: linalg"]),
+    history = memory_history("pytorch/pytorch", [labelled(1, "svd crash", ["module: linalg"]),
                                           labelled(2, "svd crash", []),
                                           labelled(3, "svd crash", ["x"], repo="other/repo")])
     assert [p.number for p in history.similar(make_issue(number=9, title="svd crash"), 5)] == [1]
@@ -36,7 +37,7 @@ def test_other_repositories_and_unlabelled_issues_are_not_history():
 
 
 def test_vote_is_the_similarity_weighted_share_of_neighbours_with_the_label():
-    history = History("pytorch/pytorch", [labelled(1, "svd crash on cuda", ["module: cuda"]),
+    history = memory_history("pytorch/pytorch", [labelled(1, "svd crash on cuda", ["module: cuda"]),
                                           labelled(2, "svd crash on cuda", ["module: cuda", "module: linalg"])])
     votes = history.vote(make_issue(number=3, title="svd crash on cuda"), k=2)
     assert votes["module: cuda"] == pytest.approx(1.0) and votes["module: linalg"] == pytest.approx(0.5)
@@ -71,22 +72,22 @@ def test_eval_folds_draw_history_only_from_the_training_folds(corpus, policy):
             assert all(n < number and n in train_numbers for n in shown)
 
 
-def _history(n_each=20):
+def _past(n_each=20):
     """Two made-up kinds of report the profile's keywords know nothing of, each with its label."""
     rows = []
     for i in range(n_each):
-        rows.append(labelled(10 + 2 * i, f"zorblax frobnicator {i} stalls the quux ring", ["module: nccl"]))
-        rows.append(labelled(11 + 2 * i, f"plimsoll wibble {i} paints the docs page", ["module: docs"]))
-    return History("pytorch/pytorch", rows)
+        rows.append(labelled(10 + 2 * i, f"zorblax frobnicator {i} stalls the quux ring", ("module: nccl",)))
+        rows.append(labelled(11 + 2 * i, f"plimsoll wibble {i} paints the docs page", ("module: docs",)))
+    return rows
 
 
 def test_the_stack_learns_from_history_what_the_keywords_miss(policy):
-    history = _history()
+    past = _past()
     issue = make_issue(number=500, title="zorblax frobnicator stalls the quux ring again",
                        body="zorblax frobnicator")
     base = HeuristicJudge().judge(issue, _signals(issue), policy)
     assert base.score("module: nccl") < 0.5  # the keywords alone do not know it
-    vote = NeighbourVote(HeuristicJudge(), history)
+    vote = stacked(HeuristicJudge(), memory_history("pytorch/pytorch", past), past, policy, 5)
     judgment = vote.judge(issue, _signals(issue), policy)
     assert judgment.judge == "heuristic+history"
     assert judgment.score("module: nccl") >= policy.meta.thresholds.label
@@ -99,10 +100,10 @@ def test_the_stack_learns_from_history_what_the_keywords_miss(policy):
 
 
 def test_too_little_history_leaves_the_base_judge_alone(policy):
-    history = History("pytorch/pytorch", [labelled(n, "allreduce hangs in nccl watchdog", ["module: nccl"])
-                                          for n in (1, 2, 3)])
+    past = [labelled(n, "allreduce hangs in nccl watchdog", ("module: nccl",)) for n in (1, 2, 3)]
     issue = make_issue(number=4, title="allreduce hangs in nccl watchdog")
-    judgment = NeighbourVote(HeuristicJudge(), history).judge(issue, _signals(issue), policy)
+    judge = stacked(HeuristicJudge(), memory_history("pytorch/pytorch", past), past, policy, 5)
+    judgment = judge.judge(issue, _signals(issue), policy)
     assert judgment == HeuristicJudge().judge(issue, _signals(issue), policy)
 
 
@@ -192,9 +193,8 @@ def test_request_export_refuses_a_used_folder_and_writes_nothing(tmp_path, capsy
 
 
 def _history_file(tmp_path, repo="pytorch/pytorch"):
-    history = _history()
     rows = [{"repo": repo, "number": i.number, "title": i.title, "body": i.body, "labels": list(labels)}
-            for i, labels in zip(history.issues, history.labels)]
+            for i, labels in _past()]
     return write_jsonl(tmp_path / "history.jsonl", rows)
 
 
@@ -260,3 +260,21 @@ def test_llm_prompt_reads_a_history_folder_as_the_judges_do(tmp_path, capsys, mo
     _history_file(tmp_path).rename(folder / "pytorch__pytorch.jsonl")
     code, out, err = run_cli(capsys, "llm", "prompt", str(_issue_file(tmp_path)))
     assert code == 0 and "SIMILAR PAST ISSUES" in out, err
+
+
+def test_the_dual_ridge_is_the_ridge_scikit_learn_fits():
+    """The stack's text model solves ridge through the kernel (cost set by the window, not the
+    vocabulary); it must be the same model `learned/train.py`'s `fit_linear` reaches."""
+    import numpy as np
+    from scipy import sparse
+
+    from issuetriage.judges.learned.train import fit_linear
+    from issuetriage.judges.stacking import dual_ridge
+
+    rng = np.random.default_rng(0)
+    x = sparse.random(60, 200, density=0.05, random_state=1, format="csr", dtype=np.float32)
+    y = (rng.random((60, 3)) < 0.3).astype(np.int8)
+    coef, intercept, held = dual_ridge(x, y, 0.3)
+    want_coef, want_intercept = fit_linear(x, y, 0.3)
+    assert np.allclose(x @ coef + intercept, x @ want_coef + want_intercept, atol=1e-3)
+    assert held.shape == y.shape and not np.allclose(held, x @ coef + intercept, atol=1e-3)  # held out

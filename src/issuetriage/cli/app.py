@@ -61,6 +61,7 @@ COMMAND_MODULES = (
     "issuetriage.cli.llm",
     "issuetriage.cli.github",
     "issuetriage.cli.learn",
+    "issuetriage.cli.history",
     "issuetriage.cli.scrub",
     "issuetriage.cli.report",
     "issuetriage.cli.serve",

@@ -86,7 +86,7 @@ def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: P
     from issuetriage.judges.factory import get_judge
 
     policy = load_profile(profile)
-    judge = get_judge(judge_name, model, profile=policy)
+    judge = get_judge(judge_name, model, profile=policy, store=store)
     mode = Mode(apply=apply, shadow=shadow)
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("triaging", total=None)

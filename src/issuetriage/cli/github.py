@@ -48,11 +48,11 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     from issuetriage.store.sqlite import Store
 
     repo, number = parse_ref(ref)
-    judge = get_judge(judge_name, model, profile=profile)
     applier = GitHubApplier(_client(repo), keep_subscription=keep_subscription)
     store = Store(store_path) if store_path else None
     policy = load_profile(profile)
     try:
+        judge = get_judge(judge_name, model, profile=profile, store=store)
         report = triage_issue(applier, repo, number, policy, judge, store, apply)
     finally:
         if store:
@@ -203,10 +203,10 @@ def register(app: typer.Typer) -> None:
 
         check_repo(repo)
         age = parse_age(older_than) if older_than else None
-        judge_obj = get_judge(judge, model, profile=profile)
         client = _client(repo)
         policy = load_profile(profile)
         with Store(store) as db:
+            judge_obj = get_judge(judge, model, profile=profile, store=db)
             # shadow: plans are recorded for review (with the issue, so the queue can show it), not written
             result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget,
                              Mode(apply=apply, shadow=shadow))
@@ -235,6 +235,8 @@ def register(app: typer.Typer) -> None:
             "--wheel", help="A wheel committed to the repository, relative to its root.")] = None,
         profile: ProfileOpt = "pytorch",
         environment: Annotated[str, typer.Option("--environment", help="Protected environment.")] = "issue-triage",
+        history_limit: Annotated[int, typer.Option(
+            "--history-limit", min=1, help="Newest issues the sweep builds the history folder from.")] = 20000,
         force: Annotated[bool, typer.Option("--force")] = False,
         fmt: FormatOpt = Format.text,
     ) -> None:
@@ -245,7 +247,7 @@ def register(app: typer.Typer) -> None:
         root = Path.cwd()
         install = install_source(source, wheel, root)
         paths = write(directory, force=force, install=install, profile=check_profile(profile, root),
-                      environment=environment)
+                      environment=environment, history_limit=history_limit)
         emit(fmt, {"written": [str(p) for p in paths], "install": install},
              "\n".join([*(f"wrote {p}" for p in paths), f"the jobs install: {install}"]))
 

@@ -32,9 +32,9 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
     """The request a model would get for one issue; history examples come from
     $ISSUETRIAGE_HISTORY (which also stacks the offline judge, as in production) or
     $ISSUETRIAGE_LLM_HISTORY when it names a labelled corpus."""
-    from issuetriage.evidence.history import load_history
     from issuetriage.evidence.signals import extract_signals
     from issuetriage.judges.factory import get_judge, resolve_history
+    from issuetriage.judges.learned.corpus import load_history
     from issuetriage.judges.llm.judge import request
     from issuetriage.judges.llm.prompt import PROMPT_VERSIONS
 
@@ -45,7 +45,7 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
     signals = extract_signals(issue)
     stacked = resolve_history(None, policy)  # $ISSUETRIAGE_HISTORY, read once: it stacks the judge
     examples = os.environ.get("ISSUETRIAGE_LLM_HISTORY")
-    history = stacked or (load_history(examples, policy) if examples else None)
+    history = stacked.history if stacked else (load_history(examples, policy)[0] if examples else None)
     offline = get_judge("heuristic", profile=policy, history=stacked)
     return request(issue, signals, policy, offline.judge(issue, signals, policy), history, style)
 
@@ -97,12 +97,13 @@ def serve_mcp(profile: str, store_path: str | None, github_repo: str | None,
     if github_repo:
         from issuetriage.github.client import GitHubClient
 
-        audit = Store(store_path or "issuetriage.db") if (store_path or apply) else None
-        backend = GitHubBackend(GitHubClient.from_env(repo=github_repo), github_repo, audit)
+        store = Store(store_path or "issuetriage.db") if (store_path or apply) else None
+        backend = GitHubBackend(GitHubClient.from_env(repo=github_repo), github_repo, store)
     else:
         assert store_path is not None
-        backend = StoreBackend(Store(store_path, create=False), repo or policy.meta.repo)
-    serve(Session(policy, backend, get_judge("heuristic", profile=policy), scope=scope, apply=apply))
+        store = Store(store_path, create=False)
+        backend = StoreBackend(store, repo or policy.meta.repo)
+    serve(Session(policy, backend, get_judge("heuristic", profile=policy, store=store), scope=scope, apply=apply))
 
 
 def register(app: typer.Typer) -> None:

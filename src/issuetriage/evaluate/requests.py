@@ -17,14 +17,14 @@ from typing import Any
 import numpy as np
 
 from issuetriage.errors import UserError
-from issuetriage.evidence.history import history_from_examples
+from issuetriage.evidence.history_index import memory_history
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Judge
 from issuetriage.judges.heuristic import HeuristicJudge
-from issuetriage.judges.learned.corpus import Corpus, load_corpus
+from issuetriage.judges.learned.corpus import Corpus, load_corpus, past_of
 from issuetriage.judges.llm.judge import request
 from issuetriage.judges.llm.prompt import PROMPT_VERSIONS, Prompt
-from issuetriage.judges.neighbours import NeighbourVote
+from issuetriage.judges.stacking import stacked
 from issuetriage.policy import load_profile
 
 FORMAT_NOTE = ("Answer with ONE JSON object that matches # SCHEMA (every field present), nothing "
@@ -66,11 +66,11 @@ def export_requests(corpus_path: str | Path, out: str | Path, size: int, seed: i
     policy = load_profile(profile)
     corpus = load_corpus(corpus_path, policy)
     held, rest = sample_split(corpus, size, seed)
-    history = history_from_examples((corpus.examples[i] for i in rest), policy)
+    past = past_of((corpus.examples[i] for i in rest), policy.meta.repo)
+    history = memory_history(policy.meta.repo, past)
     offline: Judge = HeuristicJudge()
     if neighbours:
-
-        offline = NeighbourVote(offline, history, neighbours)  # type: ignore[assignment]  # a Judge
+        offline = stacked(offline, history, past, policy, neighbours)
     rows, texts = [], {}
     for i in held:
         issue = corpus.examples[i].issue

@@ -11,14 +11,14 @@ from issuetriage.errors import ConfigError, UserError
 from issuetriage.evaluate.replay import cross_validate, learned_factory
 from issuetriage.evaluate.report import build_report
 from issuetriage.evaluate.scoring import IssueResult
-from issuetriage.evidence.history import history_from_examples
+from issuetriage.evidence.history_index import memory_history
 from issuetriage.judges.base import Judge
 from issuetriage.judges.factory import get_judge
-from issuetriage.judges.learned.corpus import Corpus, load_corpus
+from issuetriage.judges.learned.corpus import Corpus, load_corpus, past_of
 from issuetriage.judges.learned.train import TrainConfig
 from issuetriage.judges.llm import make_judge
 from issuetriage.judges.llm.config import LLMConfig, load_config
-from issuetriage.judges.neighbours import NeighbourVote
+from issuetriage.judges.stacking import stacked
 from issuetriage.policy import Policy, load_profile
 
 
@@ -46,10 +46,10 @@ def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, prof
     def make(train_corpus: Corpus) -> Judge:
         offline: Judge | None = train_learned(train_corpus) if train_learned else loaded
         assert offline is not None
-        history = history_from_examples(train_corpus.examples, policy)
+        past = past_of(train_corpus.examples, policy.meta.repo)
+        history = memory_history(policy.meta.repo, past)
         if options.neighbours:
-
-            offline = NeighbourVote(offline, history, options.neighbours)  # type: ignore[assignment]  # a Judge
+            offline = stacked(offline, history, past, policy, options.neighbours)
         if judge not in ("llm", "hybrid"):
             return offline
 

@@ -6,6 +6,12 @@ validates the number and saves it as an artifact; it never sees a write token. S
 number and runs `issuetriage triage --apply`, whose outcome check exits non-zero on `no_action`.
 Untrusted text (titles, bodies) never reaches a shell: only the validated number does.
 
+The repository's labelled history (docs/history.md) is built by the scheduled sweep only: it
+restores the last folder from the Actions cache, refreshes it from `gh issue list --json` with
+`issuetriage history build --update` (a full build the first time) and saves it under a new
+key. Stage 2 restores the newest folder and names it in `ISSUETRIAGE_HISTORY`; it never builds or
+fits anything (without a folder yet, it judges without history).
+
 The jobs that triage check out the repository (so a repo-local `--profile ./myprofile` is there)
 and install issuetriage from a pinned source that exists: a wheel committed to the repository
 (`--wheel`), or a git URL at a revision (`--source git+https://...@REV`, by default the git
@@ -103,6 +109,7 @@ jobs:
           esac
           echo "number=$number" >> "$GITHUB_OUTPUT"
 @SETUP@
+@USE_HISTORY@
       - name: Triage, apply and check the outcome
         env:
           GITHUB_TOKEN: ${{ github.token }}
@@ -139,6 +146,28 @@ jobs:
       issues: write
     steps:
 @SETUP@
+@USE_HISTORY@
+      - name: Build or refresh the history folder from the repository's issues
+        id: history
+        continue-on-error: true
+        env:
+          GH_TOKEN: ${{ github.token }}
+        run: |
+          gh issue list --repo "$GITHUB_REPOSITORY" --state all --limit @HISTORY_LIMIT@ \\
+            --json number,title,body,labels,state > "$RUNNER_TEMP/issues.json"
+          if [ -f .issuetriage/history/manifest.json ] && issuetriage history build --update \\
+              --corpus "$RUNNER_TEMP/issues.json" --out .issuetriage/history --profile @PROFILE@; then
+            exit 0
+          fi
+          issuetriage history build --corpus "$RUNNER_TEMP/issues.json" --out .issuetriage/history \\
+            --profile @PROFILE@
+          echo "ISSUETRIAGE_HISTORY=$PWD/.issuetriage/history" >> "$GITHUB_ENV"
+      - name: Save the history folder for the per-issue runs
+        if: steps.history.outcome == 'success'
+        uses: actions/cache/save@v5
+        with:
+          path: .issuetriage/history
+          key: issuetriage-history-${{ github.run_id }}
       - name: Triage the backlog
         env:
           GITHUB_TOKEN: ${{ github.token }}
@@ -165,17 +194,33 @@ SETUP = """\
         run: python -m pip install "@INSTALL@"
 """
 
+# Both jobs that triage restore the newest history folder the sweep saved (never building one).
+USE_HISTORY = """\
+      - name: Restore the newest history folder the sweep built
+        uses: actions/cache/restore@v5
+        with:
+          path: .issuetriage/history
+          key: issuetriage-history-${{ github.run_id }}
+          restore-keys: issuetriage-history-
+      - name: Judge with the history folder when there is one
+        run: |
+          if [ -f .issuetriage/history/manifest.json ]; then
+            echo "ISSUETRIAGE_HISTORY=$PWD/.issuetriage/history" >> "$GITHUB_ENV"
+          fi
+"""
+
 _UNSAFE = "\n\"'`$;&|<> \\"
 
 
 def render(install: str, profile: str = "pytorch", environment: str = "issue-triage",
-           cron: str = "17 6 * * *", limit: int = 50) -> dict[str, str]:
+           cron: str = "17 6 * * *", limit: int = 50, history_limit: int = 20000) -> dict[str, str]:
     """The workflow files by name, filled in; `install` is a pip requirement (see `install_source`)."""
     for name, value in (("install", install), ("profile", profile), ("environment", environment)):
         if not value or any(c in value for c in _UNSAFE):
             raise UserError(f"--{name} {value!r}: must be non-empty without spaces, quotes or shell characters")
-    values = {"@SETUP@\n": SETUP, "@INSTALL@": install, "@PROFILE@": profile, "@ENVIRONMENT@": environment,
-              "@CRON@": cron, "@LIMIT@": str(limit)}
+    values = {"@SETUP@\n": SETUP, "@USE_HISTORY@\n": USE_HISTORY, "@INSTALL@": install, "@PROFILE@": profile,
+              "@ENVIRONMENT@": environment, "@CRON@": cron, "@LIMIT@": str(limit),
+              "@HISTORY_LIMIT@": str(int(history_limit))}
     out = {}
     for name, text in FILES.items():
         for key, value in values.items():

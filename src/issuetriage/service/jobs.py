@@ -15,13 +15,15 @@ from huey import signals
 from huey.exceptions import RetryTask
 
 from issuetriage.act.live import triage_issue
+from issuetriage.errors import TriageError
 from issuetriage.evidence.followup import reporter_replied_after, waiting_since
 from issuetriage.github.apply import GitHubApplier
 from issuetriage.github.installations import BudgetExhausted
 from issuetriage.github.retry import Clock
-from issuetriage.judges.factory import get_judge
+from issuetriage.judges.factory import get_judge, history_stamp, resolve_history
 from issuetriage.service.events import REPLY
 from issuetriage.service.queue import LOCKED_DELAY, RETRIES, RETRY_DELAY, IssueLock, pending_key
+from issuetriage.store.fts import record_history_status
 from issuetriage.store.sqlite import Store
 
 if TYPE_CHECKING:
@@ -110,8 +112,10 @@ class Jobs:
             asked = waiting_since(issue, policy)
             respect_marker = asked is None or not reporter_replied_after(issue, asked)
         resume = interrupted and not store.audit(repo, number)
-        extra = {"job": job, "installation": installation} | ({"resumed_after_interruption": True} if resume else {})
-        report = triage_issue(applier, repo, number, policy, self.judge(policy), store, apply=True,
+        judge, history_problem = self.judge_and_history(policy)
+        extra = ({"job": job, "installation": installation} | ({"resumed_after_interruption": True} if resume else {})
+                 | ({"history_unavailable": history_problem} if history_problem else {}))
+        report = triage_issue(applier, repo, number, policy, judge, store, apply=True,
                               respect_marker=respect_marker and not resume, extra=extra)
         calls = applier.spent() - start
         log.info("triaged", extra={"repo": repo, "number": number, "job": job, "installation": installation,
@@ -147,15 +151,36 @@ class Jobs:
         return local.stores[record]  # type: ignore[no-any-return]
 
     def judge(self, policy: Policy) -> Judge:
-        """This thread's judge for `policy`, built from the object itself: a repository's own
-        profile is never looked up by its name (which may be unshipped, or a shipped one's)."""
+        """This thread's judge for `policy` (see `judge_and_history`)."""
+        return self.judge_and_history(policy)[0]
 
-        judges: OrderedDict[str, Judge] = self._local.__dict__.setdefault("judges", OrderedDict())
-        key = str(policy.root)  # one folder per loaded profile (a repo-local one: its own)
+    def judge_and_history(self, policy: Policy) -> tuple[Judge, str]:
+        """This thread's judge for `policy`, built from the object itself (a repository's own
+        profile is never looked up by its name), and why it judges without history ("" when it
+        has it or none is set). The history is the folder `$ISSUETRIAGE_HISTORY` names or the store
+        remembers, read through the store's live index; a folder `history build --update`
+        replaced is loaded again at the next job. A history that cannot be loaded never fails a
+        job: it is judged without, and the store records why (`/metrics`)."""
+        judges: OrderedDict[tuple[str, str], tuple[Judge, str]] = self._local.__dict__.setdefault(
+            "judges", OrderedDict())
+        store = self.store()
+        key = (str(policy.root), history_stamp(policy, store=store))  # a repo-local profile: its own folder
         if key in judges:
             judges.move_to_end(key)
         else:
-            judges[key] = get_judge(self.judge_name, self.model, profile=policy)
+            judges[key] = self._new_judge(policy, store)
             while len(judges) > JUDGES_PER_THREAD:
                 judges.popitem(last=False)
         return judges[key]
+
+    def _new_judge(self, policy: Policy, store: Store) -> tuple[Judge, str]:
+        try:
+            past = resolve_history(None, policy, store=store)
+            judge = get_judge(self.judge_name, self.model, profile=policy, history=past, env={})
+            problem = ""
+        except TriageError as exc:  # the history's (a model's or profile's fails the job as before)
+            problem = " ".join(str(exc).split())
+            judge = get_judge(self.judge_name, self.model, profile=policy, env={})
+            log.warning("judging without history", extra={"repo": policy.meta.repo, "error": problem})
+        record_history_status(store, policy.meta.repo, problem)
+        return judge, problem

@@ -9,6 +9,8 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from issuetriage.store.fts import history_problems
+
 if TYPE_CHECKING:
     from issuetriage.service.jobs import Jobs
 
@@ -39,6 +41,9 @@ def render(jobs: Jobs, answers: Counter[str], cut: Counter[str] | None = None) -
             for k, v in sorted(stats["calls"].items(), key=lambda kv: str(kv[0]))])
     metric("triage_latency_seconds", "summary", "Delivery received → its triage done.",
            [("_count", stats["latency_count"]), ("_sum", stats["latency_sum"])])
+    metric("history_unavailable", "gauge", "1 when workers judge a repository without its history "
+           "(the folder is missing, damaged or built for another profile; the audit rows say why).",
+           [(f'{{repo="{repo}"}}', float(bool(problem))) for repo, problem in history_problems(jobs.store()).items()])
     for row in jobs.resolver.metrics() if jobs.resolver is not None else []:
         metric(*row)
     return "\n".join(lines) + "\n"

@@ -53,6 +53,9 @@ class Engine(Protocol):
     def name(self) -> str: ...  # for messages: the path, or the URL without its password
 
     @property
+    def dialect(self) -> str: ...  # "sqlite" or "postgresql"
+
+    @property
     def db(self) -> Connection: ...
 
     @property
@@ -67,6 +70,8 @@ class Engine(Protocol):
     def has_table(self, table: str) -> bool: ...
 
     def ddl(self, sql: str) -> str: ...
+
+    def statements(self, sql: str) -> list[str]: ...  # a migration's statements, in order
 
     def lock_schema(self) -> None: ...
 
@@ -89,6 +94,7 @@ def open_engine(target: str, create: bool) -> Engine:
 class SQLite:
     """A SQLite file (or `:memory:`)."""
 
+    dialect = "sqlite"
     begin = "BEGIN IMMEDIATE"  # take the write lock first: wait for it, never fail half-way
     for_update = ""  # BEGIN IMMEDIATE already holds the whole file
     errors: tuple[type[Exception], ...] = (sqlite3.Error,)
@@ -101,6 +107,9 @@ class SQLite:
             self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT)
             self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA foreign_keys = ON")
+            # INSERT OR REPLACE deletes the old row: its delete triggers (the full-text index's,
+            # store/fts.py) must fire too
+            self.db.execute("PRAGMA recursive_triggers = ON")
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: not a usable store ({exc})") from None
 
@@ -110,6 +119,16 @@ class SQLite:
 
     def ddl(self, sql: str) -> str:
         return sql
+
+    def statements(self, sql: str) -> list[str]:
+        """Split at the semicolons that end a statement (not those inside a trigger's body)."""
+        out, part = [], ""
+        for piece in sql.split(";"):
+            part += piece + ";"
+            if sqlite3.complete_statement(part):
+                out.append(part)
+                part = ""
+        return [s for s in out if s.strip(" \n;")]
 
     def lock_schema(self) -> None:
         pass  # BEGIN IMMEDIATE: one migrating process at a time
@@ -133,6 +152,7 @@ class SQLite:
 class Postgres:
     """A PostgreSQL database through psycopg 3, taking the store's SQLite spelling."""
 
+    dialect = "postgresql"
     begin = "BEGIN"  # READ COMMITTED; writers that must not race lock their rows (`for_update`)
     for_update = " FOR UPDATE"
 
@@ -162,6 +182,9 @@ class Postgres:
         for pattern, replacement in _DDL:
             sql = re.sub(pattern, replacement, sql)
         return sql
+
+    def statements(self, sql: str) -> list[str]:
+        return [s for s in sql.split(";") if s.strip()]
 
     def lock_schema(self) -> None:
         """Workers starting at once on a fresh database migrate one at a time."""
@@ -223,7 +246,8 @@ class _Translating:
         columns = self.conn.execute(
             "SELECT a.attname, a.attnum = ANY(i.indkey) FROM pg_attribute a JOIN pg_index i"
             " ON i.indrelid = a.attrelid AND i.indisprimary WHERE a.attrelid = %s::regclass"
-            " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum", (table,)).fetchall()
+            " AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attnum",
+            (table,)).fetchall()
         key = ", ".join(f'"{name}"' for name, in_key in columns if in_key)
         rest = ", ".join(f'"{name}" = EXCLUDED."{name}"' for name, in_key in columns if not in_key)
         if not key:

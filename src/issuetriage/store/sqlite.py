@@ -21,6 +21,7 @@ from issuetriage.judges.base import Judgment
 from issuetriage.models import Comment, Issue, Plan
 from issuetriage.policy import Policy
 from issuetriage.records import read_issues_jsonl
+from issuetriage.store import fts
 from issuetriage.store.engines import one_line, open_engine
 
 
@@ -29,6 +30,7 @@ class Migration:
     version: int
     name: str
     sql: str
+    postgres: str = ""  # where the engines differ beyond what `engines.py` translates
 
 
 MIGRATIONS: list[Migration] = [
@@ -80,6 +82,8 @@ MIGRATIONS: list[Migration] = [
         repo TEXT NOT NULL, number INTEGER NOT NULL, installation INTEGER, kind TEXT NOT NULL,
         error TEXT NOT NULL, tries INTEGER NOT NULL, failed REAL NOT NULL, PRIMARY KEY (repo, number, kind))
 """),
+    Migration(5, "full-text index of issues and the history folder of each repository", fts.SQLITE,
+              postgres=fts.POSTGRES),
     # the bot's own comments (its markers count): from GitHub's viewerDidAuthor or the store applier;
     # rows from before are nobody's, which fails closed (a template may be posted again, locally)
     Migration(6, "comments: by the bot", """
@@ -133,7 +137,8 @@ class Store:
             self.db.execute(self.engine.ddl("CREATE TABLE IF NOT EXISTS schema_migrations ("
                                             "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"))
             for m in self._pending():
-                for statement in filter(str.strip, self.engine.ddl(m.sql).split(";")):
+                sql = m.postgres if m.postgres and self.engine.dialect == "postgresql" else m.sql
+                for statement in self.engine.statements(self.engine.ddl(sql)):
                     self.db.execute(statement)
                 self.db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
                                 (m.version, m.name, _now()))
@@ -318,10 +323,17 @@ class Store:
 
     def add_label_event(self, repo: str, number: int, event_id: int, event: str, label: str,
                         actor: str, created_at: str) -> None:
-        """One label event seen on a webhook (`sync` later replaces an issue's events wholesale)."""
+        """One label event seen on a webhook (`sync` later replaces an issue's events wholesale);
+        a mirrored issue's labels follow it in the same transaction, so history retrieval
+        (`store/fts.py`) sees the new labels at once."""
         with self.transaction():
-            self.db.execute("INSERT INTO label_events VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
-                            (repo, number, event_id, event, label, actor, created_at))
+            cur = self.db.execute("INSERT INTO label_events VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+                                  (repo, number, event_id, event, label, actor, created_at))
+            row = self.db.execute("SELECT labels FROM issues WHERE repo=? AND number=?", (repo, number)).fetchone()
+            if cur.rowcount == 1 and row is not None and event in ("labeled", "unlabeled"):
+                labels = [x for x in json.loads(row[0]) if x != label] + ([label] if event == "labeled" else [])
+                self.db.execute("UPDATE issues SET labels=? WHERE repo=? AND number=?",
+                                (json.dumps(labels), repo, number))
 
     def put_dead_letter(self, job: str, repo: str, number: int, installation: int | None, error: str,
                         tries: int, failed: float) -> None:

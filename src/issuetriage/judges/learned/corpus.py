@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from issuetriage.errors import UserError, first_problem
+from issuetriage.evidence.history import History, Past, filed
+from issuetriage.evidence.history_index import memory_history
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
 from issuetriage.records import normalize_record
@@ -113,6 +115,11 @@ def parse_line(text: str, line: int, policy: Policy) -> Example | CorpusProblem:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
         return CorpusProblem(line, f"not valid JSON: {exc.msg} (column {exc.colno})")
+    return parse_record(record, line, policy)
+
+
+def parse_record(record: Any, line: int, policy: Policy) -> Example | CorpusProblem:
+    """One decoded record (a line, or an item of a `gh issue list --json` array) as an example."""
     problem = _record_problem(record)
     if problem:
         return CorpusProblem(line, problem)
@@ -128,22 +135,20 @@ def parse_line(text: str, line: int, policy: Policy) -> Example | CorpusProblem:
 
 def load_corpus(path: str | Path, policy: Policy, strict: bool = False) -> Corpus:
     """Read a JSONL corpus; bad lines are skipped and reported (or, with `strict`, rejected)."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read corpus: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: corpus is not UTF-8 (byte {exc.start})") from None
     examples: list[Example] = []
+    problems, sha256 = scan_corpus(path, policy, examples.append, strict)
+    return Corpus(str(path), tuple(examples), tuple(problems), sha256)
+
+
+def scan_corpus(path: str | Path, policy: Policy, each: Callable[[Example], object],
+                strict: bool = False) -> tuple[list[CorpusProblem], str]:
+    """Hand each usable example of a corpus to `each` as it is read (so a caller keeps only what
+    it needs); returns the skipped lines and the file's sha256. No usable issue is an error."""
+    path = Path(path)
+    digest = hashlib.sha256()
     problems: list[CorpusProblem] = []
     seen: dict[tuple[str, int], int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        parsed = parse_line(line, number, policy)
+    for number, parsed in _parsed(path, policy, digest):
         if isinstance(parsed, Example):
             key = (parsed.issue.repo, parsed.issue.number)
             if key in seen:
@@ -156,7 +161,65 @@ def load_corpus(path: str | Path, policy: Policy, strict: bool = False) -> Corpu
                 raise UserError(f"{path}: {parsed}")
             problems.append(parsed)
         else:
-            examples.append(parsed)
-    if not examples:
+            each(parsed)
+    if not seen:
         raise UserError(f"{path}: no usable issues in corpus ({len(problems)} bad lines)")
-    return Corpus(str(path), tuple(examples), tuple(problems), hashlib.sha256(data).hexdigest())
+    return problems, digest.hexdigest()
+
+
+def _parsed(path: Path, policy: Policy, digest: Any) -> Iterator[tuple[int, Example | CorpusProblem]]:
+    """Each record with its line (JSON Lines, read a line at a time) or its item number (a JSON
+    array, as `gh issue list --json number,title,body,labels,state` writes it); `digest` sees
+    every byte."""
+    try:
+        with path.open("rb") as fh:
+            first = fh.read(4096)
+            fh.seek(0)
+            if first.lstrip().startswith(b"["):
+                data = fh.read()
+                digest.update(data)
+                items = json.loads(_text(data, path, 0))
+                for number, record in enumerate(items if isinstance(items, list) else [items], start=1):
+                    yield number, parse_record(record, number, policy)
+                return
+            offset = 0
+            for number, raw in enumerate(fh, start=1):
+                digest.update(raw)
+                line = _text(raw, path, offset)
+                offset += len(raw)
+                if line.strip():
+                    yield number, parse_line(line, number, policy)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read corpus: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not a valid JSON array: {exc.msg} (line {exc.lineno})") from None
+
+
+def _text(data: bytes, path: Path, offset: int) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: corpus is not UTF-8 (byte {offset + exc.start})") from None
+
+
+def past_of(examples: Iterable[Example], repo: str) -> Past:
+    """Corpus examples of `repo` that carry gold labels (never their raw process labels)."""
+    rows = [(filed(e.issue), tuple(sorted(e.gold))) for e in examples if e.gold and e.issue.repo == repo]
+    return sorted(rows, key=lambda row: row[0].number)
+
+
+def history_from_examples(examples: Iterable[Example], policy: Policy) -> History:
+    """History from corpus examples (their gold labels, never their raw process labels)."""
+    return memory_history(policy.meta.repo, past_of(examples, policy.meta.repo))
+
+
+def load_history(path: str | Path, policy: Policy) -> tuple[History, Past]:
+    """History from a labelled corpus file (in memory), and its labelled issues; every issue must
+    belong to the profile's repository."""
+    corpus = load_corpus(path, policy, strict=True)
+    foreign = next((e.issue for e in corpus.examples if e.issue.repo != policy.meta.repo), None)
+    if foreign is not None:
+        raise UserError(f"{path}: history issue {foreign.ref} is not from the profile's repository "
+                        f"{policy.meta.repo} (profile {policy.name})")
+    past = past_of(corpus.examples, policy.meta.repo)
+    return memory_history(policy.meta.repo, past), past

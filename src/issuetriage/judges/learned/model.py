@@ -129,12 +129,7 @@ def save_model(model: LearnedModel, out_dir: str | Path) -> Path:
     """Write the model folder atomically: a half-written model is never left behind."""
     out = Path(out_dir)
     check_model_out(out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    except OSError as exc:
-        raise ModelError(f"{out}: cannot create the model folder ({exc.strerror or exc})") from None
-    staging.chmod(0o755)
+    staging = stage_beside(out, ModelError, "model folder")
     arrays = {name: np.asarray(getattr(model, name) if name != "idf" else model.vocabulary.idf)
               for name in ARRAYS}
     np.savez_compressed(staging / "weights.npz", **arrays)  # type: ignore[arg-type]
@@ -142,6 +137,23 @@ def save_model(model: LearnedModel, out_dir: str | Path) -> Path:
                                              encoding="utf-8")
     (staging / "manifest.json").write_text(json.dumps(_manifest(model), indent=2) + "\n",
                                            encoding="utf-8")
+    return move_into_place(staging, out)
+
+
+def stage_beside(out: Path, error: type[Exception], what: str) -> Path:
+    """An empty temporary folder beside `out` (same file system, so the final rename is atomic)."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise error(f"{out}: cannot create the {what} ({exc.strerror or exc})") from None
+    staging.chmod(0o755)
+    return staging
+
+
+def move_into_place(staging: Path, out: Path) -> Path:
+    """Rename a complete staged folder to `out` (beside it, same file system); an existing `out`
+    is moved aside first and removed only once the new one is in place."""
     if out.exists():
         backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
         os.replace(out, backup / out.name)

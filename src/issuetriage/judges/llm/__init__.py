@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from issuetriage.evidence.history import History, load_history
+from issuetriage.evidence.history import History
 from issuetriage.judges.base import Judge
 from issuetriage.judges.llm.cache import AnswerCache, Recorder
 from issuetriage.judges.llm.config import LLMConfig, default_cache_dir, load_config
@@ -29,8 +29,9 @@ def make_judge(config: LLMConfig, policy: Policy, offline: Judge, *, mode: Liter
 
     repo = policy.meta.repo
     if history is None and config.history is not None:
+        from issuetriage.judges.learned.corpus import load_history  # lazy: the learned package loads scipy
 
-        history = load_history(config.history, policy)
+        history = load_history(config.history, policy)[0]
     replaying = config.provider == "replay"  # recorded answers are never cached as bought ones
     store = AnswerCache(default_cache_dir(config)) if cache and not replaying else None
     provider = make_provider(config, repo)

@@ -87,8 +87,9 @@ def clip(text: str, limit: int) -> str:
 
 
 def fence_safe(text: str) -> str:
-    """Keep issue text from opening or closing the request's own `<issue>`/`<voice>` fences."""
-    return re.sub(r"<(/?)(issue|voice)\b", r"<\1\2_", text, flags=re.I)
+    """Keep issue text from opening or closing the request's own `<issue>`, `<voice>` and
+    `<history>` fences."""
+    return re.sub(r"<(/?)(issue|voice|history)\b", r"<\1\2_", text, flags=re.I)
 
 
 def by_reporter(issue: Issue, comment: Comment) -> bool:

@@ -51,11 +51,13 @@ def corroborate_close(judgment: Judgment, offline: Judgment | None, policy: Poli
 
 
 def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue,
-                      policy: Policy) -> Judgment:
-    """Bystander comments cannot change kind or routing on their own: when the request showed
-    any, the model's kind, missing repro, transfer and oncall queue must match the offline
-    judge's (which reads only the reporter's text), or the offline judge's reading is kept."""
-    if offline is None or not bystander_comments(issue):
+                      policy: Policy, past_issues: bool = False) -> Judgment:
+    """Text by others than the reporter cannot change kind or routing on its own: when the
+    request showed bystander comments or `past_issues` (the repository's history, written by
+    anyone), the model's kind, missing repro, transfer and oncall queue must match the offline
+    judge's (which reads only the reporter's text, and of past issues only their maintainers'
+    labels), or the offline judge's reading is kept."""
+    if offline is None or not (past_issues or bystander_comments(issue)):
         return judgment
     model_queues = {s.name for s in judgment.labels if policy.is_oncall(s.name)}
     offline_queues = {s.name for s in offline.labels if policy.is_oncall(s.name)}
@@ -65,8 +67,8 @@ def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue
         return judgment
     kept = tuple(s for s in judgment.labels if not policy.is_oncall(s.name))
     kept += tuple(s for s in offline.labels if policy.is_oncall(s.name))
-    note = (" Bystander comments present: kind and routing kept from the offline judge, which "
-            "reads only the reporter's text.")
+    note = (f" {'Past issues' if past_issues else 'Bystander comments'} present: kind and routing "
+            "kept from the offline judge, which reads only the reporter's text.")
     return judgment.model_copy(update={
         "kind": offline.kind, "kind_confidence": min(judgment.kind_confidence, offline.kind_confidence),
         "missing_repro": offline.missing_repro, "transfer_repo": offline.transfer_repo,
@@ -135,7 +137,7 @@ class LLMJudge:
         """One validated answer (cached, or bought with at most two calls); raises ProviderOutage."""
         prompt = self.prompt(issue, signals, policy, offline)
         judgment = self._cached(prompt, policy) or self._call(prompt, policy)
-        judgment = shield_bystanders(judgment, offline, issue, policy)
+        judgment = shield_bystanders(judgment, offline, issue, policy, past_issues=bool(prompt.examples))
         return corroborate_close(judgment, offline, policy)
 
     def _cached(self, prompt: Prompt, policy: Policy) -> Judgment | None:

@@ -1,0 +1,111 @@
+"""`issuetriage history build|show`: the repository's labelled history, built once into a folder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from issuetriage.cli.options import Format, FormatOpt, ModelOpt, OptionalStoreOpt, ProfileOpt, emit
+from issuetriage.errors import UserError
+from issuetriage.policy import load_profile
+
+
+def build_command(corpus: Path | None, store: str | None, out: Path, profile: str, model: Path | None,
+                  update: bool) -> dict[str, Any]:
+    """Read the source, build the folder, remember it in the store when one is given."""
+    from issuetriage.history.build import build  # lazy: CLI start-up
+    from issuetriage.history.sources import from_corpus, from_store  # lazy: CLI start-up
+    from issuetriage.judges.factory import NEIGHBOURS, get_judge  # lazy: CLI start-up
+    from issuetriage.judges.history_folder import check_out  # lazy: CLI start-up
+
+    if corpus is None and store is None:
+        raise UserError("say what to build from: --corpus FILE (JSONL, or a `gh issue list --json` array) "
+                        "or --store DB")
+    policy = load_profile(profile)
+    check_out(out)  # before reading, which can take a while
+    base = get_judge("learned" if model else "heuristic", model, profile=policy, env={})
+    db = _open_store(store) if store else None
+    try:
+        source = from_corpus(corpus, policy) if corpus is not None else from_store(db, policy)
+        for problem in source.skipped:
+            typer.echo(f"warning: {corpus}: skipped {problem}", err=True)
+        with _progress() as progress:
+            manifest = build(source, policy, out, base, NEIGHBOURS, update=update, progress=progress)
+        if db is not None:
+            from issuetriage.store.fts import remember_folder  # lazy: CLI start-up
+
+            remember_folder(db, policy.meta.repo, out, manifest)
+    finally:
+        if db is not None:
+            db.close()
+    return {"folder": str(out), **{k: manifest[k] for k in ("profile", "repo", "built_at", "seconds")},
+            **manifest["counts"], "source": manifest["source"]["name"]}
+
+
+def _open_store(store: str) -> Any:
+    from issuetriage.store.sqlite import Store  # lazy: CLI start-up
+
+    return Store(store, create=False)
+
+
+class _progress:
+    """A progress bar on a terminal (stderr), nothing otherwise: a callback per step."""
+
+    def __enter__(self) -> Any:
+        self.bar = None
+        if not sys.stderr.isatty():
+            return lambda step, done, total: None
+        from rich.progress import Progress  # lazy: only on a terminal
+
+        self.bar = Progress(transient=True)
+        self.bar.__enter__()
+        tasks: dict[str, Any] = {}
+
+        def update(step: str, done: int, total: int) -> None:
+            assert self.bar is not None
+            if step not in tasks:
+                tasks[step] = self.bar.add_task(step, total=total)
+            self.bar.update(tasks[step], completed=done, total=total)
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)  # type: ignore[arg-type]
+
+
+def register(app: typer.Typer) -> None:
+    """Attach `history build` and `history show`."""
+    history_app = typer.Typer(help="The repository's labelled history, built once into a folder.",
+                              no_args_is_help=True)
+
+    @history_app.command("build")
+    def build_cmd(
+        out: Annotated[Path, typer.Option("--out", help="The history folder to write (replaced whole).")],
+        corpus: Annotated[Optional[Path], typer.Option(
+            "--corpus", help="Labelled issues: JSONL, or a `gh issue list --json number,title,body,labels,state` "
+                             "array.")] = None,
+        store: OptionalStoreOpt = None,
+        profile: ProfileOpt = "pytorch",
+        model: ModelOpt = None,
+        update: Annotated[bool, typer.Option(
+            "--update", help="Refresh an existing folder: index only what changed, refit the learned parts.")] = False,
+        fmt: FormatOpt = Format.text,
+    ) -> None:
+        """Build the history folder every judge loads. Example: issuetriage history build --store t.db --out history/"""
+        summary = build_command(corpus, store, out, profile, model, update)
+        emit(fmt, summary, "\n".join(f"{key}: {value}" for key, value in summary.items()))
+
+    @history_app.command("show")
+    def show_cmd(folder: Annotated[Path, typer.Argument(help="A history folder.")],
+                 fmt: FormatOpt = Format.text) -> None:
+        """Print a history folder's manifest. Example: issuetriage history show history/"""
+        from issuetriage.judges.history_folder import read_manifest  # lazy: CLI start-up
+
+        manifest = read_manifest(folder)
+        emit(fmt, manifest, "\n".join(f"{key}: {value}" for key, value in manifest.items() if key != "files"))
+
+    app.add_typer(history_app, name="history")
