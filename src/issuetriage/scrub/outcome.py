@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import ast
-import re
 import threading
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import re2
+
 from issuetriage.scrub.expected import parse_failure
 from issuetriage.scrub.model import Expected, Failure, Outcome, RunResult
 from issuetriage.scrub.sandbox import SCRIPT
+from issuetriage.scrub.standin import independent_of
 
-_FATAL = re.compile(r"Fatal Python error|Segmentation fault|core dumped")
+_FATAL = re2.compile(r"Fatal Python error|Segmentation fault|core dumped")
 
 
 def _same_class(seen: str | None, wanted: str | None) -> bool:
@@ -55,7 +57,16 @@ def _words(text: str) -> str:
 
 
 def _matches(failure: Failure, expected: Expected) -> bool:
-    return _same_class(failure.exception, expected.exception) and expected.substring in failure.message
+    return (_same_class(failure.exception, expected.exception) and expected.substring in failure.message
+            and _same_chain(failure.chain, expected.chain))
+
+
+def _same_chain(seen: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
+    """The exceptions the report shows the final one chained to end the run's chain too (a report
+    may leave out the start of a long chain; one that shows no chain accepts any)."""
+    if len(seen) < len(wanted):
+        return False
+    return all(_same_class(s, w) for s, w in zip(seen[len(seen) - len(wanted):], wanted))
 
 
 def in_library(failure: Failure | None) -> bool:
@@ -92,17 +103,22 @@ def checks_something(code: str, message: str) -> bool:
 class Oracle:
     """Strict "is this still the same bug?" test, counting every real run.
 
-    Same exception class and substring; when the original failure came from inside the library,
-    the candidate's innermost frame must too and the message may not be a literal in the candidate.
-    Timeouts and crashes are never interesting unless a hang or crash is the bug; wrong output
-    must still be printed and may not be a literal of the candidate. With a `control` run (a
-    release where the bug is fixed), a candidate that fails the same way there too is forged.
+    Same exception class, substring and chain; when the original failure came from inside the
+    library, the candidate's innermost frame must too. The message (or wrong output) may not be a
+    string literal of the candidate unless it was one of the original script (a dict key the
+    reporter looked up is the reporter's own). Timeouts and crashes are never interesting unless a
+    hang or crash is the bug. Then, when a fixing release is known (`control`), the candidate must
+    pass there (the differential oracle); otherwise, with a `stand_in` interpreter (the package
+    replaced by an empty stand-in, see standin.py), it must not fail the same way there.
     """
 
     run: Callable[[str], RunResult]
     expected: Expected
     from_library: bool
-    control: Callable[[str], RunResult] | None = None  # a release without the bug
+    control: Callable[[str], RunResult] | None = None  # the fixing release: a kept script passes there
+    stand_in: Callable[[str], RunResult] | None = None  # the package replaced: it must fail differently
+    stand_in_names: tuple[str, ...] = ()
+    original: str = ""
     calls: int = 0
     _cache: dict[str, bool] = field(default_factory=dict)
     _failures: dict[str, Failure | None] = field(default_factory=dict)
@@ -124,30 +140,56 @@ class Oracle:
                 compile(code, SCRIPT, "exec", dont_inherit=True)
         except (SyntaxError, ValueError):
             return False
-        with self._lock:
-            self.calls += 1
+        if self.control is None and self.stand_in is not None and independent_of(code, self.stand_in_names):
+            return False  # imports no package at all: it would fail the same way with a stand-in
+        failure = self._fails_as_reported(code)
+        if failure is False:
+            return False
+        if not self._checked(code):
+            return False
+        self._failures[code] = failure
+        return True
+
+    def _fails_as_reported(self, code: str) -> Failure | None | bool:
+        """The parsed failure when `code` fails as reported on the affected release, else False."""
+        self._count()
         result = self.run(code)
         if classify(result, self.expected) is not Outcome.SAME_ERROR:
             return False
         failure = parse_failure(result.stderr, SCRIPT)
-        if not self._holds(code, failure):
-            return False
-        if self.control is not None:  # the same failure on the fixed release is not this bug
-            with self._lock:
-                self.calls += 1
-            if classify(self.control(code), self.expected) is Outcome.SAME_ERROR:
-                return False
-        self._failures[code] = failure
+        return failure if self._holds(code, failure) else False
+
+    def _checked(self, code: str) -> bool:
+        """Differential when the fix is known, else the stand-in check (each one more run)."""
+        if self.control is not None:
+            self._count()
+            return classify(self.control(code), self.expected) is Outcome.PASSES
+        if self.stand_in is not None:
+            self._count()
+            return classify(self.stand_in(code), self.expected) is not Outcome.SAME_ERROR
         return True
+
+    def _count(self) -> None:
+        with self._lock:
+            self.calls += 1
 
     def _holds(self, code: str, failure: Failure | None) -> bool:
         if self.expected.output:
-            return not literal_in(code, self.expected.output.strip())
+            return not self._forged(code, self.expected.output.strip())
         if self.expected.source == "assertion":
             return checks_something(code, self.expected.substring)
         if self.from_library and self.expected.exception:
-            return in_library(failure) and not literal_in(code, self.expected.substring)
+            return in_library(failure) and not self._forged(code, self.expected.substring)
         return True
+
+    def _forged(self, code: str, text: str) -> bool:
+        return literal_in(code, text) and not literal_in(self.original, text)
+
+    def checks(self) -> str:
+        """What every kept candidate was checked against, for the report."""
+        if self.control is not None:
+            return "differential"
+        return "stand-in" if self.stand_in is not None else "none"
 
     def failure_of(self, code: str) -> Failure | None:
         """The parsed failure of a script this oracle found interesting (None if unknown)."""

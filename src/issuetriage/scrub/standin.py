@@ -1,0 +1,158 @@
+"""The stand-in check: does a script still fail the same way with the package replaced by an
+empty stand-in? Then its failure is not the package's, and a minimizer must not keep it.
+
+The stand-in is an interpreter like the real one with one more folder first on its path: a
+`sitecustomize.py` that puts a finder in front of `sys.meta_path`, so `import pkg`, `import
+pkg.sub` and `from pkg import name` all succeed, in cold runs and in fork servers alike (the
+server pre-imports through it). Names from the stand-in absorb calls, attribute access,
+subscripts, arithmetic and `with`, and refuse to be looked at: truth, comparison, hashing,
+`str`/`repr`, iteration, length, numbers, `isinstance` raise `StandInUsed` (a BaseException, so
+`except Exception` in a script does not swallow it). A script whose failure depends on a value
+the package computed therefore fails differently; one that fails without it fails the same way.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from issuetriage.scrub.model import Failure, Interpreter
+
+# Runs inside the sandbox under the repro's Python (3.8+): standalone, stdlib only.
+_SITECUSTOMIZE = '''"""issuetriage scrub: {names} replaced by an empty stand-in (see issuetriage/scrub/standin.py)."""
+import importlib.abc
+import importlib.machinery
+import sys
+
+NAMES = {names!r}
+
+
+class StandInUsed(BaseException):
+    """A value of a package replaced by a stand-in was looked at."""
+
+
+def _refuse(self, *args, **kwargs):
+    raise StandInUsed("a value of a package replaced by an empty stand-in was used")
+
+
+def _absorb(self, *args, **kwargs):
+    return StandIn()
+
+
+class StandIn:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return StandIn()
+
+    @property
+    def __class__(self):
+        raise StandInUsed("isinstance() on a value of a package replaced by an empty stand-in")
+
+    def __setitem__(self, key, value):
+        pass
+
+    def __delitem__(self, key):
+        pass
+
+    def __exit__(self, *args):
+        return False
+
+    __call__ = __getitem__ = __enter__ = __neg__ = __pos__ = __invert__ = _absorb
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __matmul__ = __rmatmul__ = _absorb
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _absorb
+    __pow__ = __rpow__ = __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _absorb
+    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _absorb
+    __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = _refuse
+    __str__ = __repr__ = __format__ = __bytes__ = __int__ = __float__ = __complex__ = _refuse
+    __index__ = __round__ = __iter__ = __next__ = __reversed__ = __len__ = __contains__ = _refuse
+    __fspath__ = __instancecheck__ = __subclasscheck__ = __await__ = __aiter__ = _refuse
+
+
+class _Loader(importlib.abc.Loader):
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        module.__path__ = []
+        module.__all__ = []
+        module.__getattr__ = lambda name: StandIn()
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in NAMES:
+            return importlib.machinery.ModuleSpec(name, _Loader(), is_package=True)
+        return None
+
+
+sys.meta_path.insert(0, _Finder())
+'''
+
+
+def stand_in(interp: Interpreter, names: Iterable[str], folder: Path) -> Interpreter:
+    """`interp` with `names` (top-level packages) replaced by the stand-in; writes into `folder`."""
+    names = tuple(sorted(set(names)))
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)  # read by the sandbox's uid
+    module = folder / "sitecustomize.py"
+    module.write_text(_SITECUSTOMIZE.format(names=names))
+    module.chmod(0o644)
+    return replace(interp, label=f"{interp.label} with {', '.join(names)} stood in",
+                   pythonpath=(folder, *interp.pythonpath))
+
+
+def stand_in_folder() -> Path:
+    """A fresh folder for one scrub's stand-in (the caller removes it)."""
+    return Path(tempfile.mkdtemp(prefix="scrub-standin-"))
+
+
+def third_party_imports(code: str) -> tuple[str, ...]:
+    """Top-level packages the script imports that are not in the standard library, in order."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return ()
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module.split(".")[0])
+    return tuple(dict.fromkeys(n for n in names if n not in sys.stdlib_module_names and n != "__future__"))
+
+
+def package_under_test(code: str, failure: Failure | None, distribution: str | None = None) -> tuple[str, ...]:
+    """The packages a report is about: the script's third-party imports, narrowed to the one its
+    traceback ends in, else to the distribution being bisected when an import has its name."""
+    imported = third_party_imports(code)
+    inner = _top_package(failure.innermost_file) if failure and failure.innermost_file else None
+    wanted = {inner} if inner in imported else {_module_name(distribution)} if distribution else set()
+    return tuple(n for n in imported if n in wanted) or imported
+
+
+def _module_name(distribution: str) -> str:
+    return distribution.split("==")[0].strip().lower().replace("-", "_").replace(".", "_")
+
+
+def _top_package(path: str) -> str | None:
+    """`tomlkit` for `/venv/lib/python3.11/site-packages/tomlkit/parser.py`."""
+    parts = path.replace("\\", "/").split("/")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            rest = parts[parts.index(marker) + 1:]
+            return rest[0].removesuffix(".py") if rest else None
+    return None
+
+
+def independent_of(code: str, names: Iterable[str]) -> bool:
+    """True when the script imports nothing outside the standard library: with any package
+    replaced it runs exactly as it does now (no run is needed to know it fails the same way)."""
+    return bool(set(names)) and not third_party_imports(code)
