@@ -142,22 +142,20 @@ class Oracle:
             return False
         if self.control is None and self.stand_in is not None and independent_of(code, self.stand_in_names):
             return False  # imports no package at all: it would fail the same way with a stand-in
-        failure = self._fails_as_reported(code)
-        if failure is False:
-            return False
-        if not self._checked(code):
+        fails, failure = self._fails_as_reported(code)
+        if not fails or not self._checked(code):
             return False
         self._failures[code] = failure
         return True
 
-    def _fails_as_reported(self, code: str) -> Failure | None | bool:
-        """The parsed failure when `code` fails as reported on the affected release, else False."""
+    def _fails_as_reported(self, code: str) -> tuple[bool, Failure | None]:
+        """Whether `code` fails as reported on the affected release, and its parsed failure."""
         self._count()
         result = self.run(code)
         if classify(result, self.expected) is not Outcome.SAME_ERROR:
-            return False
+            return False, None
         failure = parse_failure(result.stderr, SCRIPT)
-        return failure if self._holds(code, failure) else False
+        return self._holds(code, failure), failure
 
     def _checked(self, code: str) -> bool:
         """Differential when the fix is known, else the stand-in check (each one more run)."""
