@@ -68,22 +68,33 @@ def test_without_a_known_fix_a_candidate_that_fails_without_the_library_is_not_k
     assert "replaced by an empty stand-in" in to_markdown(report)
 
 
-def test_the_stand_in_check_rejects_a_script_that_fails_the_same_way_without_the_package(tmp_path):
-    lib = library(tmp_path, "parselib", "1.0", PARSELIB)
-    message = "scrub: wrong result still present"
-    expected = Expected("AssertionError", message, source="assertion")
+def _stand_in_oracle(tmp_path, expected):
     from issuetriage.scrub.standin import stand_in
 
+    lib = library(tmp_path, "parselib", "1.0", PARSELIB)
     standing = stand_in(lib, ["parselib"], tmp_path / "standin")
-    judge = Oracle(lambda code: run_script(code, lib, isolation=None), expected, False,
-                   stand_in=lambda code: run_script(code, standing, isolation=None), stand_in_names=("parselib",))
+    return Oracle(lambda code: run_script(code, lib, isolation=None), expected, False,
+                  stand_in=lambda code: run_script(code, standing, isolation=None), stand_in_names=("parselib",))
+
+
+def test_without_a_fix_an_assertion_must_test_a_value_computed_by_the_package(tmp_path):
+    message = "scrub: wrong result still present"
+    judge = _stand_in_oracle(tmp_path, Expected("AssertionError", message, source="assertion"))
     real = f"from parselib import parse\nassert parse(['--verbose'])['verbose'] == True, {message!r}\n"
     stub = f"import parselib\nclass S:\n    v = False\nassert S.v == True, {message!r}\n"
     unused = f"from parselib import parse\nx = {{'verbose': False}}\nassert x['verbose'], {message!r}\n"
-    assert judge(real) is True
-    assert judge(stub) is False and judge(unused) is False
-    assert judge(f"x = {{'verbose': False}}\nassert x['verbose'], {message!r}\n") is False  # no import: no run
-    assert judge.calls == 6
+    ignored = (f"import parselib\ndef check(opts):\n    opts['verbose']\n"
+               f"assert check(parselib.parse(['--verbose'])) == True, {message!r}\n")  # returns nothing
+    assert judge(real) is True and judge.calls == 2  # the run, then the stand-in run
+    assert [judge(c) for c in (stub, unused, ignored)] == [False, False, False] and judge.calls == 2  # no run needed
+    assert judge(f"x = {{'verbose': False}}\nassert x['verbose'], {message!r}\n") is False
+
+
+def test_the_stand_in_run_rejects_output_printed_without_the_package(tmp_path):
+    judge = _stand_in_oracle(tmp_path, Expected(None, "", source="output", output="verbose: False"))
+    assert judge("from parselib import parse\nprint('verbose:', parse(['--verbose'])['verbose'])\n") is True
+    assert judge("import parselib\nprint('verbose:', 1 == 2)\n") is False  # the same output with a stand-in
+    assert judge.calls == 4
 
 
 # A number parser whose 1.0 rejects an upper-case exponent (the bug); 2.0 accepts it, and both

@@ -59,7 +59,7 @@ def minimize(code: str, oracle: Oracle, budget: Budget = Budget(), workers: int 
     """The smallest script we find that still fails the same way, or None if nothing holds.
 
     `keep_inputs` leaves out the passes that replace the reporter's values (trivial arguments,
-    zero or small sizes): without a fixing release to check against, `parse(['--verbose'])` →
+    zero or small sizes, a loop cut to its first item): without a fixing release to check against, `parse(['--verbose'])` →
     `parse([])` may still fail the same assertion while no longer showing the bug.
     """
     started = time.monotonic()
@@ -279,13 +279,17 @@ def _key(block: list[ast.stmt], j: int, reads: Counter[str]) -> str:
     return f"{before}\n--\n{ast.unparse(block[j])}\n--\n{[(n, reads[n]) for n in stores]}"
 
 
+# edit labels that replace the values a script tests: the sizes it uses, the data a loop walks
+_CHANGES_INPUTS = ("simplify sizes", "flatten loop")
+
+
 def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False,
            changes_inputs: bool = False) -> Callable[[_State], None]:
     """Test every new edit in parallel, merge the ones that hold, re-verify; repeat while it helps.
 
     `traced` edits also get the script lines of the current failure's traceback. Edits that
-    replace the script's input values (`changes_inputs`, and "simplify sizes") are left out when
-    the state keeps inputs.
+    replace the script's input values (`changes_inputs`, small sizes, a loop cut to its first
+    item) are left out when the state keeps inputs.
     """
     def run(state: _State) -> None:
         if changes_inputs and state.keep_inputs:
@@ -297,7 +301,7 @@ def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False,
                 return
             made = make(state.code, lines) if traced else make(state.code)
             edits = [e for e in made if e.label not in state.failed
-                     and not (state.keep_inputs and e.label == "simplify sizes")]
+                     and not (state.keep_inputs and e.label.startswith(_CHANGES_INPUTS))]
             if not edits:
                 return
             results = state.test_all([apply_edits(state.code, [e]) for e in edits])

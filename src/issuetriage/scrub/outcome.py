@@ -13,7 +13,7 @@ import re2
 from issuetriage.scrub.expected import parse_failure
 from issuetriage.scrub.model import Expected, Failure, Outcome, RunResult
 from issuetriage.scrub.sandbox import SCRIPT
-from issuetriage.scrub.standin import independent_of
+from issuetriage.scrub.standin import asserts_package_value, independent_of
 
 _FATAL = re2.compile(r"Fatal Python error|Segmentation fault|core dumped")
 
@@ -109,7 +109,8 @@ class Oracle:
     reporter looked up is the reporter's own). Timeouts and crashes are never interesting unless a
     hang or crash is the bug. Then, when a fixing release is known (`control`), the candidate must
     pass there (the differential oracle); otherwise, with a `stand_in` interpreter (the package
-    replaced by an empty stand-in, see standin.py), it must not fail the same way there.
+    replaced by an empty stand-in, see standin.py), it must not fail the same way there, and an
+    assertion must still test a value computed by a call into the package.
     """
 
     run: Callable[[str], RunResult]
@@ -140,13 +141,23 @@ class Oracle:
                 compile(code, SCRIPT, "exec", dont_inherit=True)
         except (SyntaxError, ValueError):
             return False
-        if self.control is None and self.stand_in is not None and independent_of(code, self.stand_in_names):
-            return False  # imports no package at all: it would fail the same way with a stand-in
+        if self.control is None and self.stand_in is not None and not self._may_test_package(code):
+            return False
         fails, failure = self._fails_as_reported(code)
         if not fails or not self._checked(code):
             return False
         self._failures[code] = failure
         return True
+
+    def _may_test_package(self, code: str) -> bool:
+        """Without a fixing release, before any run: the script imports the package, and for a
+        wrong result its assertion still tests a value computed by a call into the package."""
+        if independent_of(code, self.stand_in_names):
+            return False  # imports no package at all: it would fail the same way with a stand-in
+        if (self.expected.exception or "").rsplit(".", 1)[-1] != "AssertionError":
+            return True
+        message = self.expected.substring if self.expected.source == "assertion" else None
+        return asserts_package_value(code, self.stand_in_names, message)
 
     def _fails_as_reported(self, code: str) -> tuple[bool, Failure | None]:
         """Whether `code` fails as reported on the affected release, and its parsed failure."""

@@ -4,11 +4,13 @@ empty stand-in? Then its failure is not the package's, and a minimizer must not 
 The stand-in is an interpreter like the real one with one more folder first on its path: a
 `sitecustomize.py` that puts a finder in front of `sys.meta_path`, so `import pkg`, `import
 pkg.sub` and `from pkg import name` all succeed, in cold runs and in fork servers alike (the
-server pre-imports through it). Names from the stand-in absorb calls, attribute access,
-subscripts, arithmetic and `with`, and refuse to be looked at: truth, comparison, hashing,
-`str`/`repr`, iteration, length, numbers, `isinstance` raise `StandInUsed` (a BaseException, so
-`except Exception` in a script does not swallow it). A script whose failure depends on a value
-the package computed therefore fails differently; one that fails without it fails the same way.
+server pre-imports through it). Values from the stand-in are lazy: calls, attribute access,
+subscripts, arithmetic, comparisons, `with` and iteration (two stand-ins) give more stand-ins,
+and only forcing one into a concrete value raises `StandInUsed` (a BaseException, so `except
+Exception` in a script does not swallow it): truth (so `assert x == y`, `if`, `in`), hashing,
+length, `str`/`repr`, numbers, `isinstance`. A script whose failure depends on a value the package
+computed therefore fails differently; one whose failing computation never forces such a value
+(a stub returning a constant, a helper that ignores its argument) fails the same way.
 """
 
 from __future__ import annotations
@@ -65,15 +67,19 @@ class StandIn:
     def __exit__(self, *args):
         return False
 
-    __call__ = __getitem__ = __enter__ = __neg__ = __pos__ = __invert__ = _absorb
+    def __iter__(self):
+        return iter((StandIn(), StandIn()))
+
+    __reversed__ = __iter__
+    __call__ = __getitem__ = __enter__ = __neg__ = __pos__ = __invert__ = __next__ = _absorb
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __contains__ = __abs__ = _absorb
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __matmul__ = __rmatmul__ = _absorb
     __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _absorb
     __pow__ = __rpow__ = __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _absorb
     __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _absorb
-    __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = _refuse
-    __str__ = __repr__ = __format__ = __bytes__ = __int__ = __float__ = __complex__ = _refuse
-    __index__ = __round__ = __iter__ = __next__ = __reversed__ = __len__ = __contains__ = _refuse
-    __fspath__ = __instancecheck__ = __subclasscheck__ = __await__ = __aiter__ = _refuse
+    __bool__ = __hash__ = __len__ = __str__ = __repr__ = __format__ = __bytes__ = _refuse
+    __int__ = __float__ = __complex__ = __index__ = __round__ = __fspath__ = _refuse
+    __instancecheck__ = __subclasscheck__ = __await__ = __aiter__ = _refuse
 
 
 class _Loader(importlib.abc.Loader):
@@ -156,3 +162,86 @@ def independent_of(code: str, names: Iterable[str]) -> bool:
     """True when the script imports nothing outside the standard library: with any package
     replaced it runs exactly as it does now (no run is needed to know it fails the same way)."""
     return bool(set(names)) and not third_party_imports(code)
+
+
+def asserts_package_value(code: str, packages: Iterable[str], message: str | None = None) -> bool:
+    """The asserted value is still computed by a call into the package: some `assert` (with
+    `message`, when given) tests an expression whose values flow from a name imported from one of
+    `packages`. Flow- and scope-insensitive, so it errs towards yes: a name depends on everything
+    ever assigned to it, appended to it or iterated into it, a parameter on every argument given
+    for it, and a call of a local function on what that function returns (nothing, when it has no
+    `return`: a helper that ignores what it was given computes nothing from the package)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    wanted = set(packages)
+    roots = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+             for a in n.names if ((n.module or "") if isinstance(n, ast.ImportFrom) else a.name).split(".")[0] in wanted}
+    flow = _Flow(tree, roots)
+    tests = [n.test for n in ast.walk(tree) if isinstance(n, ast.Assert)
+             and (message is None or (isinstance(n.msg, ast.Constant) and n.msg.value == message))]
+    return not tests or any(flow.reaches(t) for t in tests)
+
+
+class _Flow:
+    """Which names and calls of a script carry values from the package's imported names."""
+
+    def __init__(self, tree: ast.Module, roots: set[str]) -> None:
+        self.roots = roots
+        self.sources: dict[str, list[ast.AST]] = {}
+        self.functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        for node in ast.walk(tree):
+            for name, source in _flows(node):
+                self.sources.setdefault(name, []).append(source)
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+            func = self.functions.get(call.func.id)
+            if isinstance(func, ast.FunctionDef):
+                for param, arg in zip([a.arg for a in func.args.args], call.args):
+                    self.sources.setdefault(param, []).append(arg)
+                for keyword in call.keywords:
+                    self.sources.setdefault(keyword.arg or "", []).append(keyword.value)
+        self.seen: set[int] = set()
+
+    def reaches(self, node: ast.AST) -> bool:
+        if id(node) in self.seen:
+            return False
+        self.seen.add(id(node))
+        if isinstance(node, ast.Name):
+            return node.id in self.roots or any(self.reaches(s) for s in self.sources.get(node.id, ()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.functions \
+                and node.func.id not in self.roots:
+            defined = self.functions[node.func.id]  # its arguments count only through what it returns
+            if isinstance(defined, ast.ClassDef):
+                return self.reaches(defined) or any(self.reaches(a) for a in [*node.args, *node.keywords])
+            return any(self.reaches(n.value) for n in ast.walk(defined) if isinstance(n, ast.Return) and n.value)
+        return any(self.reaches(child) for child in ast.iter_child_nodes(node))
+
+
+def _flows(node: ast.AST) -> list[tuple[str, ast.AST]]:
+    """(name, expression) pairs: the name takes values from the expression."""
+    pairs: list[tuple[ast.expr, ast.AST]] = []
+    if isinstance(node, ast.Assign):
+        pairs = [(t, node.value) for t in node.targets]
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+        pairs = [(node.target, node.value)]
+    elif isinstance(node, (ast.For, ast.comprehension)):
+        pairs = [(node.target, node.iter)]
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        pairs = [(node.optional_vars, node.context_expr)]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):  # x.append(v), x.update(v)
+        pairs = [(node.func.value, arg) for arg in [*node.args, *(k.value for k in node.keywords)]]
+    found = []
+    for target, source in pairs:
+        for name in ast.walk(target):
+            if isinstance(name, ast.Name):
+                found.append((name.id, source))
+            elif isinstance(name, (ast.Subscript, ast.Attribute)) and isinstance(_base(name), ast.Name):
+                found.append((_base(name).id, source))  # type: ignore[union-attr]
+    return found
+
+
+def _base(node: ast.expr) -> ast.expr:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node
