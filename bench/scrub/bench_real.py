@@ -169,7 +169,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "scrub-bench-real")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
-    provisioner = Provisioner()
+    provisioner = Provisioner(max_envs=400)  # the bench's environments stay; runs share them
     rows = []
     chosen = [b for b in BUGS if (args.half == "all" or b["half"] == args.half) and (not only or b["id"] in only)]
     for position, bug in enumerate(chosen):

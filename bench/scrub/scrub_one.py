@@ -22,7 +22,7 @@ from issuetriage.scrub.source import load_issue
 
 def main() -> int:
     spec = json.load(open(sys.argv[1]))
-    provisioner = Provisioner()
+    provisioner = Provisioner(max_envs=400)  # the bench's environments stay; runs share them
     interps = version_interpreters(f"{spec['package']}{spec['range']}", (), provisioner)
     if spec.get("single"):  # only the affected release: no fix is known to scrub
         interps = [i for i in interps if i.label == f"{spec['package']}-{spec['affected']}"]

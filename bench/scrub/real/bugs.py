@@ -4,7 +4,9 @@ Each entry names the package, the last affected and the first fixed release (fro
 project's changelog, and checked here by running the repro on both), a version range for
 bisection, the failure kind, how the reporter shows the failure (`form`), and the issue prose.
 The repro is `repros/<id>.py`, written by us, bloated on purpose (50-150 lines).
-`half` splits the set up front: "A" may be looked at while tuning, "B" is held out. "C" are ten
+`half` splits the set up front: "A" may be looked at while tuning, "B" is held out. "X" are
+three bloated repros of our own making around bugs of the set, as a user would paste them (one
+with a chained KeyError), for the comparison with pysource-minimize. "C" are ten
 bugs added for issue #27 after the scrub changes were written and never used to tune them
 (reported apart). `allow` names the safety rules a human allows after reading the repro (the
 HTTP libraries' repros import a network package but never connect). The smallest known script
@@ -184,4 +186,18 @@ BUGS = [
          prose="With show_default=True the empty separator's default is left out of the help.",
          expected_output='--sep TEXT       Field separator.  [default: ""]\nsep=\'\' quote=\'"\' limit=5',
          actual_output='--sep TEXT       Field separator.\nsep=\'\' quote=\'"\' limit=5'),
+    # ---- X: bloated repros of our own making around small bugs (issue #27's comparison) ----
+    dict(id="bloated_settings_chained_keyerror", package="tomlkit", affected="0.15.0", fixed="0.15.1",
+         range=">=0.14.0,<=0.15.2", kind="exception", form="traceback", half="X",
+         title="settings loader dies with KeyError after disabling a section",
+         prose="Disabling the cache section from the command line makes the service crash at start-up:"),
+    dict(id="bloated_session_cookie_check", package="werkzeug", affected="2.2.2", fixed="2.2.3",
+         range=">=2.1.0,<=2.2.3", kind="wrong result", form="check", half="X",
+         title="a nameless cookie passes our __Host- session check",
+         prose="The request with only a nameless cookie from a sibling subdomain is let in. The last line "
+               "should print True."),
+    dict(id="bloated_pyproject_generator", package="tomlkit", affected="0.11.7", fixed="0.11.8",
+         range=">=0.11.4,<=0.12.0", kind="exception", form="traceback", half="X",
+         title="pyproject generator crashes on ruff's dotted options",
+         prose="Our monorepo generator fails for the search service:"),
 ]

@@ -230,6 +230,8 @@ def _on_failure_path(state: _State, tree: ast.Module, block: list[ast.stmt]) -> 
     keep = {seeds[-1]}
     needed = _uses(block[seeds[-1]])
     for j in range(seeds[-1] - 1, -1, -1):
+        if isinstance(block[j], ast.Expr):  # `x.append(...)` changes x but may not matter: ddmin tries it
+            continue
         bound = astedit.binds(block[j]) - (modules if not isinstance(block[j], (ast.Import, ast.ImportFrom)) else set())
         if bound & needed:
             keep.add(j)
