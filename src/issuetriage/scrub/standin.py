@@ -194,8 +194,8 @@ class _Flow:
         for node in ast.walk(tree):
             for name, source in _flows(node):
                 self.sources.setdefault(name, []).append(source)
-        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
-            func = self.functions.get(call.func.id)
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+            func = self.functions.get(call.func.id) if isinstance(call.func, ast.Name) else None
             if isinstance(func, ast.FunctionDef):
                 for param, arg in zip([a.arg for a in func.args.args], call.args):
                     self.sources.setdefault(param, []).append(arg)
@@ -236,8 +236,10 @@ def _flows(node: ast.AST) -> list[tuple[str, ast.AST]]:
         for name in ast.walk(target):
             if isinstance(name, ast.Name):
                 found.append((name.id, source))
-            elif isinstance(name, (ast.Subscript, ast.Attribute)) and isinstance(_base(name), ast.Name):
-                found.append((_base(name).id, source))  # type: ignore[union-attr]
+            elif isinstance(name, (ast.Subscript, ast.Attribute)):
+                base = _base(name)
+                if isinstance(base, ast.Name):
+                    found.append((base.id, source))
     return found
 
 
