@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from issuetriage.scrub.model import Failure, Interpreter
+from issuetriage.scrub.warm import imported_modules
 
 # Runs inside the sandbox under the repro's Python (3.8+): standalone, stdlib only.
 _SITECUSTOMIZE = '''"""issuetriage scrub: {names} replaced by an empty stand-in (see issuetriage/scrub/standin.py)."""
@@ -122,17 +123,7 @@ def stand_in_folder() -> Path:
 
 def third_party_imports(code: str) -> tuple[str, ...]:
     """Top-level packages the script imports that are not in the standard library, in order."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return ()
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [alias.name.split(".")[0] for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module.split(".")[0])
-    return tuple(dict.fromkeys(n for n in names if n not in sys.stdlib_module_names and n != "__future__"))
+    return tuple(n for n in imported_modules(code) if n not in sys.stdlib_module_names)
 
 
 def package_under_test(code: str, failure: Failure | None, distribution: str | None = None) -> tuple[str, ...]:
