@@ -5,7 +5,7 @@ The stand-in is an interpreter like the real one with one more folder first on i
 `sitecustomize.py` that puts a finder in front of `sys.meta_path`, so `import pkg`, `import
 pkg.sub` and `from pkg import name` all succeed, in cold runs and in fork servers alike (the
 server pre-imports through it). Values from the stand-in are lazy: calls, attribute access,
-subscripts, arithmetic, comparisons, `with` and iteration (two stand-ins) give more stand-ins,
+subscripts, arithmetic, comparisons, `with` and iteration (one stand-in) give more stand-ins,
 and only forcing one into a concrete value raises `StandInUsed` (a BaseException, so `except
 Exception` in a script does not swallow it): truth (so `assert x == y`, `if`, `in`), hashing,
 length, `str`/`repr`, numbers, `isinstance`. A script whose failure depends on a value the package
@@ -68,8 +68,8 @@ class StandIn:
     def __exit__(self, *args):
         return False
 
-    def __iter__(self):
-        return iter((StandIn(), StandIn()))
+    def __iter__(self):  # one item: comparing what it yields forces it (a length would not)
+        return iter((StandIn(),))
 
     __reversed__ = __iter__
     __call__ = __getitem__ = __enter__ = __neg__ = __pos__ = __invert__ = __next__ = _absorb
