@@ -5,6 +5,8 @@ Each command is a whole process, timed against `python -c 'import json,sys; json
 hits both. Commands:
 
 - hook, nothing to check: `issuetriage hook pre-tool-use` on a `Read` call;
+- hook, Bash read: a read-only pipeline (`gh issue view N --json labels | jq ...`), which the hook
+  reads in full (tree-sitter and the tokenizer) and checks against its list of read-only programs;
 - hook, label write: a `gh issue edit N --add-label ...` call on the target issue; the hook reads
   the issue once from the loopback GitHub stand-in (importing the GitHub client is most of it);
 - hook, label write, without the read: the same call and the same process (`issuetriage hook
@@ -50,6 +52,8 @@ from standin import StandIn  # noqa: E402
 BASELINE = [sys.executable, "-c", "import json,sys; json.load(sys.stdin)"]
 READ_EVENT = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Read",
                          "tool_input": {"file_path": "/tmp/x.py"}})
+READ_PIPELINE_EVENT = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {
+    "command": "gh issue view 7 --json labels,title | jq -r '.labels[].name' 2>/dev/null | sort | head -5"}})
 LABEL_EVENT = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash",
                           "tool_input": {"command": "gh issue edit 7 --add-label 'module: nn'"}})
 TITLE, BODY = "nn.Linear gives wrong shape", "body"
@@ -87,6 +91,7 @@ def main() -> None:
                     "TRIAGE_ISSUE_NUMBER": "7"}
         cmds = {
             "hook, nothing to check": (["-m", "issuetriage.cli", "hook", "pre-tool-use"], READ_EVENT),
+            "hook, Bash read": (["-m", "issuetriage.cli", "hook", "pre-tool-use"], READ_PIPELINE_EVENT),
             "hook, label write": (["-m", "issuetriage.cli", "hook", "pre-tool-use"], LABEL_EVENT),
             "hook, label write, without the read": (["-c", WITHOUT_READ], LABEL_EVENT),
             "issuetriage --help": (["-m", "issuetriage.cli", "--help"], ""),
@@ -115,7 +120,7 @@ def main() -> None:
     print()
     print(f"{'tree':30} {'command':36} {'median ms':>10} {'ratio':>6} {'spread':>11} {'target':>7} "
           f"{'CPU ratio':>10}")
-    targets = {"hook, nothing to check": "6x", "hook, label write": "-",
+    targets = {"hook, nothing to check": "6x", "hook, Bash read": "-", "hook, label write": "-",
                "hook, label write, without the read": "10x", "issuetriage --help": "10x"}
     for tree in trees:
         for name in cmds:

@@ -53,3 +53,15 @@ def run_cli(capsys: Any, *args: str) -> tuple[int, str, str]:
         raise SystemExit(0)
     out = capsys.readouterr()
     return exc.value.code or 0, out.out, out.err
+
+
+def apply_plan(store: Any, plan: Any, policy: Any, judgment: Judgment | None = None) -> Any:
+    """Apply a plan decided elsewhere to the stored issue through the one flow (guard, apply by
+    difference, verify, audit); returns its effects."""
+    from issuetriage.act.flow import act, given
+    from issuetriage.act.hold import Mode
+    from issuetriage.store.applier import StoreApplier
+
+    report = act(StoreApplier(store), plan.repo, plan.number, policy, given(plan, judgment), Mode(apply=True),
+                 audit=store, respect_marker=False)
+    return report.effects

@@ -257,12 +257,11 @@ def test_train_and_eval_learn_labels_and_routing_for_a_new_profile(made_up, tmp_
     assert learned["routing"]["per_queue"]["team/packaging"]["precision"] >= 0.9
 
 
-def test_the_hybrid_judge_takes_a_learned_model_of_its_own_profile(made_up, tmp_path, capsys):
+def test_the_hybrid_judge_takes_a_learned_model_of_its_own_profile(made_up, tmp_path, capsys, monkeypatch):
     """The hybrid judge's offline half is checked against the profile it serves, not PyTorch's:
     a model trained for acme/widgets loads, one trained for another profile is refused."""
     from issuetriage.errors import ModelError
-    from issuetriage.judges.llm import make_judge
-    from issuetriage.judges.llm.config import LLMConfig
+    from issuetriage.judges.factory import get_judge
 
     train = tmp_path / "train.jsonl"
     train.write_text(_history(1, 120))
@@ -271,13 +270,12 @@ def test_the_hybrid_judge_takes_a_learned_model_of_its_own_profile(made_up, tmp_
     assert code == 0, err
     answers = tmp_path / "answers.jsonl"
     answers.write_text("")
-    config = LLMConfig(provider="replay", model="replay", answers=answers)
-    judge = make_judge(config, mode="hybrid", model_dir=tmp_path / "model", profile_root=made_up,
-                       repo=REPO)
+    monkeypatch.setenv("ISSUETRIAGE_LLM_PROVIDER", "replay")
+    monkeypatch.setenv("ISSUETRIAGE_LLM_ANSWERS", str(answers))
+    judge = get_judge("hybrid", tmp_path / "model", profile=load_profile_dir(made_up), env={})
     assert judge.offline.model.profile == load_profile_dir(made_up).name  # type: ignore[attr-defined]
     with pytest.raises(ModelError):
-        make_judge(config, mode="hybrid", model_dir=tmp_path / "model",
-                   profile_root=PROFILES_DIR / "pytorch")
+        get_judge("hybrid", tmp_path / "model", profile=load_profile_dir(PROFILES_DIR / "pytorch"), env={})
 
 
 def test_a_queue_declared_in_queues_toml_is_a_queue_without_a_family(tmp_path, capsys):

@@ -139,7 +139,7 @@ class FixedInRelease(_Frozen):
     """Scrub's evidence that a release fixed an issue: which repro it ran (by digest), the boundary
     bisection found and every probed version's outcome. Only `scrub.close.evidence` makes it,
     from a scrub verdict, and seals it with this process's key (never serialized): the guard closes
-    as fixed only when the seal and the issue's current repro still match (`scrub.close.refusal`).
+    as fixed only when the seal and the issue's current repro still match (`evidence.fixed.refusal`).
     The names are strict (PEP 503 name, PEP 440 version) because they fill a comment template."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

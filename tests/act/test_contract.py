@@ -16,6 +16,7 @@ from ghtest import demo_issues, engine_plans, number_for
 from standin import Fault, StandIn
 
 from issuetriage.act.flow import DONE, PULL_REQUEST, Applier, act, engine
+from issuetriage.act.hold import Mode
 from issuetriage.errors import GitHubServerError, StoreError
 from issuetriage.github.apply import GitHubApplier
 from issuetriage.github.client import GitHubClient
@@ -102,12 +103,12 @@ def home(request: pytest.FixtureRequest) -> Iterator[Home]:
 def test_second_run_writes_nothing(home, policy, decision):
     n = number_for(decision)
     home.seed(n, False)
-    first = act(home.applier(), REPO, n, policy, engine(), apply=True)
+    first = act(home.applier(), REPO, n, policy, engine(), Mode(apply=True))
     assert first.plan is not None and first.plan.decision.value == decision
     assert first.verdict is not None and first.verdict.ok
     written = home.writes()
     assert written > 0
-    second = act(home.applier(), REPO, n, policy, engine(), apply=True)
+    second = act(home.applier(), REPO, n, policy, engine(), Mode(apply=True))
     assert second.skipped == DONE and second.judgment is None  # no judge ran
     assert home.writes() == written
 
@@ -115,7 +116,7 @@ def test_second_run_writes_nothing(home, policy, decision):
 def test_pull_requests_are_refused(home, policy):
     n = number_for("label")
     home.seed(n, True)
-    report = act(home.applier(), REPO, n, policy, engine(), apply=True)
+    report = act(home.applier(), REPO, n, policy, engine(), Mode(apply=True))
     assert report.skipped == PULL_REQUEST and report.plan is None
     assert home.writes() == 0
 
@@ -125,8 +126,8 @@ def test_a_crash_between_writes_is_completed_without_doubling(home, policy):
     home.seed(n, False)
     error = home.crash_on_labels()
     with pytest.raises(error):  # type: ignore[call-overload]
-        act(home.applier(), REPO, n, policy, engine(), apply=True)
-    report = act(home.applier(), REPO, n, policy, engine(), apply=True)
+        act(home.applier(), REPO, n, policy, engine(), Mode(apply=True))
+    report = act(home.applier(), REPO, n, policy, engine(), Mode(apply=True))
     assert report.verdict is not None and report.verdict.ok
     after = home.now(n)
     planned = engine_plans()[n]  # what the engine decides on the fresh issue
@@ -140,6 +141,6 @@ def test_a_crash_between_writes_is_completed_without_doubling(home, policy):
 def test_dry_run_writes_nothing_but_says_what_it_would(home, policy):
     n = number_for("label")
     home.seed(n, False)
-    report = act(home.applier(), REPO, n, policy, engine(), apply=False)
+    report = act(home.applier(), REPO, n, policy, engine(), Mode(apply=False))
     assert report.writes and not report.applied and report.verdict is None
     assert home.writes() == 0

@@ -52,19 +52,21 @@ def live(client: GitHubClient, number: int, policy, judge=None, apply: bool = Tr
          store=None, keep_subscription: bool = False):
     """One run of the one flow on GitHub (what `issuetriage triage OWNER/REPO#N` does)."""
     from issuetriage.act.flow import act, engine
+    from issuetriage.act.hold import Mode
     from issuetriage.github.apply import GitHubApplier
 
     return act(GitHubApplier(client, keep_subscription), repo, number, policy, engine(judge),
-               apply=apply, audit=store)
+               Mode(apply=apply), audit=store)
 
 
 def apply_plan(client: GitHubClient, plan, issue, policy, keep_subscription: bool = False):
     """Apply a plan decided elsewhere through the one flow."""
     from issuetriage.act.flow import act, given
+    from issuetriage.act.hold import Mode
     from issuetriage.github.apply import GitHubApplier
 
     return act(GitHubApplier(client, keep_subscription), issue.repo, issue.number, policy,
-               given(plan), apply=True, respect_marker=False)
+               given(plan), Mode(apply=True), respect_marker=False)
 
 
 @cache

@@ -296,3 +296,11 @@ def test_any_command_line_gets_a_protocol_answer_never_a_crash(policy, command):
         assert reply.stdout == "" and reply.stderr.count("\n") == 1
     elif reply.stdout:
         assert json.loads(reply.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize("value,seconds", [(None, 20.0), ("5", 5.0), ("0.5", 0.5), ("1000", 45.0),
+                                           ("0", 20.0), ("-3", 20.0), ("soon", 20.0)])
+def test_the_hook_deadline_comes_from_the_environment_within_bounds(value, seconds):
+    from issuetriage.agents.hooks import deadline
+
+    assert deadline({} if value is None else {"ISSUETRIAGE_HOOK_DEADLINE": value}) == seconds

@@ -8,9 +8,11 @@ import pytest
 from ghtest import REPO, seed
 from standin import Fault
 
+from issuetriage.act.backlog import backlog
+from issuetriage.act.hold import Mode
 from issuetriage.errors import UserError
 from issuetriage.github import mirror
-from issuetriage.github.backlog import backlog, parse_age
+from issuetriage.github.backlog import parse_age
 from issuetriage.github.client import GitHubClient, RepoLabel
 from issuetriage.github.labels import catalog, diff_labels, sync_labels
 from issuetriage.github.reads import repo_labels
@@ -88,14 +90,14 @@ def test_backlog_triages_within_budget_and_resumes(standin, clock, store, policy
     for n in (102, 103, 104, 112, 114):
         seed(standin, n)
     client = GitHubClient.from_env(standin.env(), clock=clock)
-    partial = backlog(client, store, REPO, policy, None, limit=10, budget=len(client.calls) + 12, apply=True)  # worst case 8 an issue
+    partial = backlog(client, store, REPO, policy, None, limit=10, budget=len(client.calls) + 12, mode=Mode(apply=True))  # worst case 8 an issue
     assert 0 < len(partial.reports) < 5 and partial.skipped_budget == 5 - len(partial.reports)
     rest = backlog(GitHubClient.from_env(standin.env(), clock=clock), store, REPO, policy, None,
-                   limit=10, apply=True)
+                   limit=10, mode=Mode(apply=True))
     assert len(partial.reports) + len(rest.reports) == 5
     assert mirror.finished(store, REPO) == {102, 103, 104, 112, 114}
     standin.reset_log()
-    again = backlog(GitHubClient.from_env(standin.env(), clock=clock), store, REPO, policy, None, apply=True)
+    again = backlog(GitHubClient.from_env(standin.env(), clock=clock), store, REPO, policy, None, mode=Mode(apply=True))
     assert again.reports == [] and standin.writes == []
 
 
@@ -104,10 +106,10 @@ def test_backlog_crash_is_resumed_without_doubling(standin, clock, store, policy
         seed(standin, n)
     standin.faults.append(Fault("POST", rf"/repos/{REPO}/issues/104/labels", 503, times=99))
     dying = GitHubClient.from_env(standin.env(), clock=clock, policy=RetryPolicy(attempts=2))
-    first = backlog(dying, store, REPO, policy, None, apply=True)
+    first = backlog(dying, store, REPO, policy, None, mode=Mode(apply=True))
     assert [r.before.number for r in first.reports] == [102] and first.failed[0][0] == 104
     standin.faults.clear()
-    second = backlog(GitHubClient.from_env(standin.env(), clock=clock), store, REPO, policy, None, apply=True)
+    second = backlog(GitHubClient.from_env(standin.env(), clock=clock), store, REPO, policy, None, mode=Mode(apply=True))
     assert [r.before.number for r in second.reports] == [104, 105]
     bodies = [c["body"] for c in standin.state.comments[(REPO, 104)]]
     assert len(bodies) == 1

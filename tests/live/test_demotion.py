@@ -10,6 +10,7 @@ from livetest import HUMAN, happened, record, tuned
 from rich.console import Console
 
 from builders import make_issue
+from issuetriage.act.hold import Mode, held
 from issuetriage.cli.engine import run_store
 from issuetriage.live import demotion
 from issuetriage.live.review import queue
@@ -41,18 +42,18 @@ def test_low_precision_demotes_then_recovery_restores(store, live_policy):
     plans_for(store, "module: nn", [False, False, True], 1)
     changes = demotion.update(store, live_policy)
     assert [(c.label, c.demoted) for c in changes] == [("module: nn", True)]
-    assert demotion.demoted(store, "pytorch/pytorch") == {"module: nn"}
+    assert store.demoted("pytorch/pytorch") == {"module: nn"}
     assert demotion.update(store, live_policy) == []  # reported once, when it changes
     plans_for(store, "module: nn", [True, True, True, True], 10)
     changes = demotion.update(store, live_policy)
     assert [(c.label, c.demoted) for c in changes] == [("module: nn", False)]
-    assert demotion.demoted(store, "pytorch/pytorch") == frozenset()
+    assert store.demoted("pytorch/pytorch") == frozenset()
 
 
 def test_too_few_plans_keep_the_label_as_it_was(store, live_policy):
     plans_for(store, "module: nn", [False, False], 1)
     assert demotion.update(store, live_policy) == []
-    assert demotion.demoted(store, "pytorch/pytorch") == frozenset()
+    assert store.demoted("pytorch/pytorch") == frozenset()
 
 
 def test_plans_outside_the_window_do_not_count(store, live_policy):
@@ -65,10 +66,11 @@ def test_demoted_label_plan_is_held_for_review_not_applied(store, live_policy):
     plans_for(store, "module: nn", [False, False, False], 1)
     demotion.update(store, live_policy)
     plan = Plan(repo="pytorch/pytorch", number=50, decision=Decision.LABEL, labels_added=("module: nn",))
-    write, marks = demotion.write_mode(store, live_policy, plan, apply=True)
-    assert not write and marks == {"shadow": True, "held_for_review": ["module: nn"]}
+    assert held(plan, live_policy, Mode(apply=True), store) == {"shadow": True, "held_for_review": ["module: nn"]}
     other = plan.model_copy(update={"labels_added": ("module: cuda",)})
-    assert demotion.write_mode(store, live_policy, other, apply=True) == (True, {})
+    assert held(other, live_policy, Mode(apply=True), store) is None
+    assert held(plan, live_policy, Mode(apply=True, approved=True), store) is None  # a person approved it
+    assert held(plan, live_policy, Mode(apply=True), None) is None  # no audit store, no live figures
 
 
 def test_shadow_run_writes_nothing_and_queues_every_plan(store, policy):

@@ -9,10 +9,11 @@ import pytest
 from livetest import tuned
 
 from builders import make_issue
+from issuetriage.act.stale import follow_up as follow_up_with
 from issuetriage.engine.guard import guard
 from issuetriage.errors import UserError
-from issuetriage.live.stale import follow_up
 from issuetriage.models import Decision, Plan
+from issuetriage.store.applier import StoreApplier
 from issuetriage.store.sqlite import BOT_AUTHOR, Store
 
 ASKED = datetime(2026, 3, 1, tzinfo=UTC)
@@ -38,6 +39,11 @@ def store(stale_policy):
 
 def days(n):
     return ASKED + timedelta(days=n)
+
+
+def follow_up(store, policy, now, apply=False):
+    """The follow-ups on the local store, as `issuetriage stale --store` runs them."""
+    return follow_up_with(StoreApplier(store, at=now), store, policy, now, apply)
 
 
 def test_reminder_then_close_on_the_profile_schedule(store, stale_policy):

@@ -54,14 +54,18 @@ def test_reject_writes_nothing_and_is_a_correction(served):
     assert tuple(row) == ("rejected", "tester", "wrong module")
 
 
-def test_an_edit_cannot_write_what_the_guard_refuses(served):
+def test_an_edit_the_guard_refuses_writes_nothing_and_stays_in_the_queue_with_the_reason(served):
     client, path, ids = served
+    before = labels(path, 3)
     edited = "module: cuda, high priority, oncall: jit, not-a-catalog-label, ci: sev"
     answer = client.post(f"/plan/{ids['edit']}/approve", data={"csrf": TOKEN, "labels": edited})
-    assert answer.status_code == 200 and "guard refused" in answer.text
-    added = set(labels(path, 3))
-    assert "module: cuda" in added
-    assert not added & {"not-a-catalog-label", "ci: sev", "oncall: jit"}
+    assert answer.status_code == 200 and "guard refused" in answer.text and "not-a-catalog-label" in answer.text
+    assert labels(path, 3) == before
+    assert f'id="plan-{ids["edit"]}"' in answer.text  # still waiting, to be edited again
+    with Store(path) as db:
+        assert db.db.execute("SELECT COUNT(*) FROM reviews").fetchone()[0] == 0
+    fixed = client.post(f"/plan/{ids['edit']}/approve", data={"csrf": TOKEN, "labels": "module: cuda"})
+    assert "applied" in fixed.text and "module: cuda" in labels(path, 3)
 
 
 @pytest.mark.parametrize("form", [{}, {"csrf": "wrong"}])

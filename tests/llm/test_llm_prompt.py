@@ -203,16 +203,17 @@ def test_bedrock_without_a_region_is_a_config_error(monkeypatch):
         make_provider(LLMConfig(provider="bedrock", model="anthropic.claude-sonnet-4-6-v1:0"))
 
 
-def test_configured_judge_is_hybrid_only_when_a_model_is_configured(policy, monkeypatch, tmp_path):
-    from issuetriage.judges.llm import configured_judge
+def test_auto_is_hybrid_only_when_a_model_is_configured(policy, monkeypatch, tmp_path):
+    from issuetriage.judges.factory import get_judge
+    from issuetriage.judges.heuristic import HeuristicJudge
 
     for name in ("MODEL", "PROVIDER", "BASE_URL"):
         monkeypatch.delenv(f"ISSUETRIAGE_LLM_{name}", raising=False)
-    assert configured_judge(policy) is None
+    assert isinstance(get_judge("auto", profile=policy, env={}), HeuristicJudge)
     monkeypatch.setenv("ISSUETRIAGE_LLM_PROVIDER", "openai")
     monkeypatch.setenv("ISSUETRIAGE_LLM_MODEL", "local")
     monkeypatch.setenv("ISSUETRIAGE_LLM_CACHE_DIR", str(tmp_path))
-    judge = configured_judge(policy)
+    judge = get_judge("auto", profile=policy, env={})
     assert isinstance(judge, HybridJudge) and judge.llm.name == "llm:local"
 
 

@@ -12,14 +12,16 @@ from dataclasses import replace
 import pytest
 from scrub_helpers import block, fake_library
 
+from issuetriage.act.close_fixed import close_as_fixed
 from issuetriage.act.flow import act, given
+from issuetriage.act.hold import Mode
 from issuetriage.agents.session import GitHubBackend, Session
 from issuetriage.github.apply import GitHubApplier
 from issuetriage.github.reads import fetch_issue
 from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.models import FixedInRelease, Plan
 from issuetriage.policy import Template
-from issuetriage.scrub.close import close_as_fixed, evidence, fixed_in, plan
+from issuetriage.scrub.close import evidence, fixed_in, plan
 from issuetriage.scrub.flow import Options, scrub
 from issuetriage.scrub.model import BisectResult
 from issuetriage.store.sqlite import Store
@@ -98,7 +100,7 @@ def test_evidence_read_back_from_json_is_refused_by_the_guard(tmp_path, github, 
     standin, client = github
     issue, report = _scrubbed(tmp_path, client)
     forged = Plan.model_validate(json.loads(json.dumps(plan(report, issue).to_json())))
-    done = act(_applier(client), REPO, 7, policy, given(forged, judge="scrub"), apply=True,
+    done = act(_applier(client), REPO, 7, policy, given(forged, judge="scrub"), Mode(apply=True),
                respect_marker=False)
     assert not done.plan.close and done.plan.templates == () and done.plan.fixed_in_release is None
     assert any("not made by scrub" in r.reason for r in done.rejections)
@@ -121,7 +123,7 @@ def test_evidence_for_another_issue_is_refused(tmp_path, github, policy):
     issue, report = _scrubbed(tmp_path, client)
     standin.state.add_issue(REPO, 8, "same bug", BODY, author="op")
     moved = plan(report, issue).model_copy(update={"number": 8})
-    done = act(_applier(client), REPO, 8, policy, given(moved), apply=True, respect_marker=False)
+    done = act(_applier(client), REPO, 8, policy, given(moved), Mode(apply=True), respect_marker=False)
     assert not done.plan.close and any("about acme/widgets#7" in r.reason for r in done.rejections)
 
 

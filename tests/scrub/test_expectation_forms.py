@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from scrub_helpers import block, make_issue
 
+from issuetriage.evidence.repro import blocks_after_prose
 from issuetriage.scrub.expected import expected_from_text, expected_output, parse_failure, warning_filter
 from issuetriage.scrub.flow import Options, scrub
 from issuetriage.scrub.model import Expected, Interpreter, Limits, Outcome, RunResult
 from issuetriage.scrub.outcome import classify
-from issuetriage.scrub.pick import blocks_after_prose
 from issuetriage.scrub.sandbox import run_script
 
 PY = Interpreter("py", Path(sys.executable))

@@ -1,7 +1,7 @@
 from scrub_helpers import block, make_issue
 
+from issuetriage.evidence.repro import free_names, pick_repro
 from issuetriage.scrub.model import ReproSource, Stop
-from issuetriage.scrub.pick import free_names, pick_repro
 
 OLD = "import math\nprint(math.sqrt(-1))\n"
 NEW = "import math\nx = -1\nprint(math.sqrt(x))\nprint('done')\n"

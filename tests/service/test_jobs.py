@@ -171,7 +171,7 @@ def test_webhook_reaches_the_state_the_triage_command_reaches(client, jobs, stan
 
 
 def test_reporter_reply_re_triages_an_issue_waiting_for_information(client, jobs, standin, policy):
-    from issuetriage.live.followup import waiting_since
+    from issuetriage.evidence.followup import waiting_since
 
     n = number_for("request_info")
     seed(standin, n)
@@ -202,6 +202,7 @@ def test_a_queue_url_we_cannot_use_is_a_one_line_error(tmp_path, bad):
 def test_a_worker_killed_between_its_writes_and_the_audit_leaves_one_audit_row_and_no_second_write(
         client, jobs, standin, policy):
     from issuetriage.act.flow import act, engine
+    from issuetriage.act.hold import Mode
     from issuetriage.github.apply import GitHubApplier
 
     n = number_for("label")
@@ -210,7 +211,7 @@ def test_a_worker_killed_between_its_writes_and_the_audit_leaves_one_audit_row_a
     jobs.huey.dequeue()  # the worker took the job, cleared the marker, started, wrote to GitHub, died
     jobs.huey.delete(pending_key("triage", REPO, n))
     jobs.store().start_attempt(REPO, n, "triage", __import__("time").time())
-    act(GitHubApplier(jobs.resolver.client(REPO, None)), REPO, n, policy, engine(), apply=True)
+    act(GitHubApplier(jobs.resolver.client(REPO, None)), REPO, n, policy, engine(), Mode(apply=True))
     written = len(standin.writes)
     assert written and jobs.store().audit(REPO, n) == []
 

@@ -66,6 +66,7 @@ def raw(url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...
 def worker(url: str, refs: list[tuple[str, int]]) -> dict[str, int]:
     """One worker process: triage `refs` through the one flow, retrying an issue on a conflict."""
     from issuetriage.act.flow import act, engine
+    from issuetriage.act.hold import Mode
     from issuetriage.policy import load_profile
     from issuetriage.store.applier import StoreApplier
     from issuetriage.store.sqlite import Store, StoreConflict
@@ -75,7 +76,7 @@ def worker(url: str, refs: list[tuple[str, int]]) -> dict[str, int]:
         for repo, number in refs:
             while True:
                 try:
-                    report = act(StoreApplier(store), repo, number, policy, engine(), apply=True, audit=store)
+                    report = act(StoreApplier(store), repo, number, policy, engine(), Mode(apply=True), audit=store)
                 except StoreConflict:
                     seen["conflicts"] += 1
                     continue

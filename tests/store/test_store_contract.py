@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from builders import make_issue
+from builders import apply_plan, make_issue
 from issuetriage.act.flow import DONE, act, engine
+from issuetriage.act.hold import Mode
 from issuetriage.engine.effects import diff
 from issuetriage.engine.pipeline import triage_with
 from issuetriage.errors import StoreError, UserError
@@ -132,11 +133,11 @@ def test_apply_is_by_difference_and_idempotent(url, policy):
         issue = make_issue(title="torch.linalg.svd gives wrong U", body="torch.linalg.svd and torch.linalg.qr")
         store.put_issue(issue)
         outcome = triage_with(issue, policy)
-        first = store.apply(outcome.plan, policy, outcome.judgment)
+        first = apply_plan(store, outcome.plan, policy, outcome.judgment)
         assert first.labels and not first.empty
         stored = store.get_issue(issue.repo, issue.number)
         assert set(outcome.plan.labels_added) <= set(stored.labels)
-        second = store.apply(outcome.plan, policy, outcome.judgment)
+        second = apply_plan(store, outcome.plan, policy, outcome.judgment)
         assert second.empty
         assert store.get_issue(issue.repo, issue.number) == stored
         assert [row["applied"] for row in store.audit()] == [1, 1]
@@ -147,7 +148,7 @@ def test_apply_posts_each_template_once_and_closes(url, policy):
                 labels_added=("bot-triaged",), templates=("redirect_to_forum",), close=True)
     with Store(url) as store:
         store.put_issue(make_issue())
-        store.apply(plan, policy)
+        apply_plan(store, plan, policy)
         after = store.get_issue("pytorch/pytorch", 7)
         assert after.state == "closed" and len(after.comments) == 1
         assert policy.template_marker("redirect_to_forum") in after.comments[0].body
@@ -158,7 +159,7 @@ def test_failed_apply_leaves_no_partial_write(url, policy):
     plan = Plan(repo="pytorch/pytorch", number=99, decision=Decision.LABEL, labels_added=("module: nn",))
     with Store(url) as store:
         with pytest.raises(UserError):
-            store.apply(plan, policy)
+            apply_plan(store, plan, policy)
         assert store.count("audit") == 0
 
 
@@ -221,15 +222,15 @@ def test_a_worker_that_read_an_issue_another_worker_then_triaged_writes_nothing(
         decide = engine()
 
         def decide_while_the_other_worker_acts(read, policy_):
-            done = act(StoreApplier(first), issue.repo, issue.number, policy, decide, apply=True, audit=first)
+            done = act(StoreApplier(first), issue.repo, issue.number, policy, decide, Mode(apply=True), audit=first)
             assert done.verdict is not None and done.verdict.ok
             return decide(read, policy_)
 
         with pytest.raises(StoreConflict, match="changed in .* while it was being triaged"):
             act(StoreApplier(second), issue.repo, issue.number, policy, decide_while_the_other_worker_acts,
-                apply=True, audit=second)
+                Mode(apply=True), audit=second)
         assert [row["applied"] for row in second.audit()] == [1]
-        retry = act(StoreApplier(second), issue.repo, issue.number, policy, decide, apply=True, audit=second)
+        retry = act(StoreApplier(second), issue.repo, issue.number, policy, decide, Mode(apply=True), audit=second)
         assert retry.skipped == DONE
         assert len(second.audit()) == 1
         stored = second.get_issue(issue.repo, issue.number)
@@ -257,7 +258,7 @@ def test_a_worker_that_writes_while_another_worker_is_writing_waits_then_writes_
     def second_worker() -> None:
         with Store(url) as store:
             try:
-                act(ReachesItsWrite(store), issue.repo, issue.number, policy, engine(), apply=True,
+                act(ReachesItsWrite(store), issue.repo, issue.number, policy, engine(), Mode(apply=True),
                     audit=store)
             except StoreConflict as exc:
                 outcome["refused"] = exc
@@ -278,7 +279,7 @@ def test_a_worker_that_writes_while_another_worker_is_writing_waits_then_writes_
 
     with Store(url) as first:
         first.put_issue(issue)
-        report = act(HoldsItsTransaction(first), issue.repo, issue.number, policy, engine(), apply=True,
+        report = act(HoldsItsTransaction(first), issue.repo, issue.number, policy, engine(), Mode(apply=True),
                      audit=first)
         second.join()
         assert report.verdict is not None and report.verdict.ok

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
+from issuetriage.act.applier import Applier
 from issuetriage.engine.effects import diff
 from issuetriage.engine.guard import guard
 from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
-
-if TYPE_CHECKING:
-    from issuetriage.act.flow import Applier
 
 
 class Outcome(StrEnum):

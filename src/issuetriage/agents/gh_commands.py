@@ -1,27 +1,21 @@
-"""Recognise issue writes in Claude Code tool calls: GitHub MCP tools and `gh` commands.
+"""Recognise issue writes in `gh` command lines, and the GitHub reads that may run beside them.
 
-`parse` turns a tool call into a `Mutation` (or None for reads and unrelated tools);
-`rewrite` turns a guarded mutation back into the same tool's input.
+`bash` turns a Bash command line into a `Mutation` (None for a line that only reads; Refused for
+anything the hook cannot prove safe); `command_line` turns a guarded mutation back into the gh
+command that makes exactly it. gh's flags are read as gh's parser (pflag) reads them.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass, replace
-from typing import Any
 
-from issuetriage.agents.shell import Unsafe, reaches_github, simple_commands
+from issuetriage.agents.programs import check, jq_filter_ok, no_secrets, pflag
+from issuetriage.agents.shell import Unsafe, commands
 
-MCP_UPDATE = {"mcp__github__update_issue", "mcp__github__issue_write"}
-MCP_COMMENT = {"mcp__github__add_issue_comment"}
-MCP_UPDATE_FIELDS = {"owner", "repo", "issue_number", "method", "labels", "state", "state_reason", "body"}
-MCP_PREFIX = "mcp__github__"
-MCP_READ = re.compile(r"(get|list|search)_\w+|\w+_read")  # the GitHub MCP server's read tools
-
-
-class Refused(Exception):
-    """A tool call we will not let through whatever the guard says (with the reason)."""
+# One refusal for every reason: a call the hook cannot prove safe, or will not let through
+# whatever the guard says (with the reason).
+Refused = Unsafe
 
 
 @dataclass(frozen=True)
@@ -37,66 +31,6 @@ class Mutation:
     state_reason: str | None = None
     body: str | None = None
     transfer_repo: str | None = None
-
-
-def parse(tool_name: str, tool_input: dict[str, Any], default_repo: str) -> Mutation | None:
-    """The mutation a tool call makes, None when it makes none; Refused for writes we never allow."""
-    if not isinstance(tool_input, dict):
-        if tool_name.startswith(MCP_PREFIX) or tool_name == "Bash":
-            raise Refused("tool_input must be a JSON object")
-        return None
-    if tool_name in MCP_UPDATE or tool_name in MCP_COMMENT:
-        return _mcp(tool_name, tool_input)
-    if tool_name == "Bash":
-        return _gh(str(tool_input.get("command", "")), default_repo)
-    if tool_name.startswith(MCP_PREFIX) and not MCP_READ.fullmatch(tool_name[len(MCP_PREFIX):]):
-        raise Refused(f"{tool_name} may write to GitHub and is not a tool the hook can check")
-    return None
-
-
-def _mcp(tool: str, data: dict[str, Any]) -> Mutation:
-    if tool == "mcp__github__issue_write" and data.get("method") != "update":
-        raise Refused("issue_write may only update the triage target")
-    owner, repo, number = data.get("owner"), data.get("repo"), data.get("issue_number")
-    digits = str(number)
-    if not isinstance(owner, str) or not isinstance(repo, str) or not (digits.isascii() and digits.isdigit()):
-        raise Refused("tool_input needs owner, repo and a numeric issue_number")
-    labels = data.get("labels") or []
-    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
-        raise Refused("labels must be a list of label names")
-    base = Mutation(f"{owner}/{repo}", int(digits))
-    if tool in MCP_COMMENT:
-        return replace(base, comment=str(data.get("body", "")))
-    if "title" in data or data.get("state") == "open":
-        raise Refused("the bot never changes titles or reopens issues")
-    unchecked = sorted(set(data) - MCP_UPDATE_FIELDS)
-    if unchecked:  # assignees, milestone, type...: passed through unguarded otherwise
-        raise Refused(f"the bot only adds labels, comments, closes and transfers (not {', '.join(unchecked)})")
-    return replace(base, labels=tuple(labels), labels_set="labels" in data,
-                   close=data.get("state") == "closed", state_reason=data.get("state_reason"),
-                   body=data.get("body"))
-
-
-def _shell_syntax(command: str) -> bool:
-    """Whether the shell would do more than run one command with literal words: operators or
-    newlines outside quotes, `$` or backticks outside single quotes."""
-    quote = ""
-    escaped = False
-    for char in command:
-        if escaped:
-            escaped = False
-        elif char == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            if char == quote:
-                quote = ""
-            elif quote == '"' and char in "$`":
-                return True
-        elif char in "'\"":
-            quote = char
-        elif char in ";&|()<>\n$`#":
-            return True
-    return False
 
 
 # gh's flags per command (https://cli.github.com/manual/), as pflag reads them: name → takes a value.
@@ -128,68 +62,19 @@ GH_API_FLAGS = {"-X": ("method", True), "--method": ("method", True), "-F": ("fi
                 "--include": ("include", False), "--paginate": ("paginate", False),
                 "--slurp": ("slurp", False), "--silent": ("silent", False), "--verbose": ("verbose", False),
                 "-t": ("template", True), "--template": ("template", True), "-q": ("jq", True),
-                "--jq": ("jq", True), "--hostname": ("hostname", True), "--cache": ("cache", True),
+                "--jq": ("jq", True), "--cache": ("cache", True),
                 "-h": ("help", False), "--help": ("help", False)}
 # Commands that only read. Anything else gh can run (aliases and extensions included) is refused.
 GH_READS: dict[str, frozenset[str] | None] = {
     "issue": frozenset({"view", "list", "ls", "status"}), "pr": frozenset({"view", "list", "ls", "diff",
                                                                           "checks", "status"}),
     "search": None, "repo": frozenset({"view", "list"}), "label": frozenset({"list"}),
-    "release": frozenset({"list", "view", "download"}), "run": frozenset({"list", "view", "watch", "download"}),
+    "release": frozenset({"list", "view"}), "run": frozenset({"list", "view", "watch"}),
     "gist": frozenset({"list", "view"}), "cache": frozenset({"list"}),
     "workflow": frozenset({"list", "view"}), "alias": frozenset({"list"}), "auth": frozenset({"status"}),
     "status": None, "help": None, "version": None, "--version": None, "--help": None, "-h": None,
 }
 WRITE_VERBS = frozenset(GH_ISSUE_FLAGS)
-COMPUTED = "\0computed"  # stands for a word the shell computes at run time
-
-
-def pflag(args: list[str], spec: dict[str, tuple[str, bool]], what: str) -> tuple[list[tuple[str, str]], list[str]]:
-    """Flags and positional arguments as spf13/pflag (gh's flag parser) reads them: `--f=v`,
-    `--f v` (the next word whatever it is), `-fv`, `-f=v`, `-f v`, clustered booleans, `--`."""
-    flags: list[tuple[str, str]] = []
-    positional: list[str] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        i += 1
-        if word == "--":
-            positional += args[i:]
-            break
-        if word.startswith("--"):
-            name, eq, value = word.partition("=")
-            if name not in spec:
-                raise Refused(f"{what}: unknown flag {name}")
-            key, takes = spec[name]
-            if takes and not eq:
-                if i >= len(args):
-                    raise Refused(f"{what}: {name} needs a value")
-                value, i = args[i], i + 1
-            elif not takes and eq:
-                raise Refused(f"{what}: {name} takes no value")
-            flags.append((key, value))
-        elif word.startswith("-") and word != "-":
-            j = 1
-            while j < len(word):
-                short = "-" + word[j]
-                if short not in spec:
-                    raise Refused(f"{what}: unknown flag {short}")
-                key, takes = spec[short]
-                if not takes:
-                    flags.append((key, ""))
-                    j += 1
-                    continue
-                value = word[j + 1:]
-                value = value[1:] if value.startswith("=") else value
-                if not value:
-                    if i >= len(args):
-                        raise Refused(f"{what}: {short} needs a value")
-                    value, i = args[i], i + 1
-                flags.append((key, value))
-                break
-        else:
-            positional.append(word)
-    return flags, positional
 
 
 def _path(words: list[str]) -> tuple[list[str], list[str]]:
@@ -217,11 +102,9 @@ def _path(words: list[str]) -> tuple[list[str], list[str]]:
     return path, rest
 
 
-def classify_gh(words: tuple[str | None, ...], default_repo: str) -> Mutation | None:
+def classify_gh(words: tuple[str, ...], default_repo: str) -> Mutation | None:
     """A gh command line: None for a read, the Mutation of a triage write, Refused otherwise."""
-    path, rest = _path([COMPUTED if w is None else w for w in words])
-    if COMPUTED in path:
-        raise Refused("gh: the command is computed at run time")
+    path, rest = _path(list(words))
     group = path[0] if path else "help"
     if group == "api":
         _api(rest)  # refuses a write; a read falls through to None
@@ -232,19 +115,30 @@ def classify_gh(words: tuple[str | None, ...], default_repo: str) -> Mutation | 
         raise Refused("the bot never creates, edits or deletes repository labels")
     reads = GH_READS.get(group, frozenset())
     if group in GH_READS and (reads is None or (len(path) > 1 and path[1] in reads)):
+        _read_flags(path, rest)
         return None
     if group != "issue" or len(path) < 2 or path[1] not in WRITE_VERBS:
         raise Refused(f"gh {' '.join(path)}: not a command the hook can check "
                       f"(writes go through gh issue edit, comment, close or transfer)")
-    if COMPUTED in rest:
-        raise Refused("gh issue: arguments computed at run time")
     return _issue_write(path[1], rest, default_repo)
+
+
+def _read_flags(path: list[str], args: list[str]) -> None:
+    """A gh read stays a read: no `--web` (gh runs $BROWSER), no token shown (`auth status -t`),
+    no jq filter or template reading the environment. Clustered short flags (`-cw`) are refused,
+    as the hook does not hold every read command's flag table."""
+    for i, word in enumerate(args):
+        name = word.partition("=")[0]
+        if name == "--web" or (word.startswith("-") and not word.startswith("--") and len(word) > 2):
+            raise Refused(f"gh {' '.join(path)} {word}: opens a browser, or flags the hook cannot read one by one")
+        if word == "-w" or (path == ["auth", "status"] and (word == "-t" or name == "--show-token")):
+            raise Refused(f"gh {' '.join(path)} {word}: opens a browser or shows the token")
+        if name in {"--jq", "--template"} or word in {"-q", "-t"}:
+            jq_filter_ok(word.partition("=")[2] if "=" in word else (args[i + 1] if i + 1 < len(args) else ""))
 
 
 def _api(args: list[str]) -> None:
     """`gh api` reads are allowed: GET (explicit, or implied by no fields and no --input)."""
-    if COMPUTED in args:
-        raise Refused("gh api: arguments computed at run time")
     flags, positional = pflag(args, GH_API_FLAGS, "gh api")
     if any(key == "help" for key, _ in flags):
         return None
@@ -253,7 +147,11 @@ def _api(args: list[str]) -> None:
     method = methods[-1] if methods else implied
     if method.upper() != "GET" or positional[:1] == ["graphql"] or len(positional) != 1:
         raise Refused("gh api writes are not allowed; use gh issue")
+    if "://" in positional[0]:
+        raise Refused("gh api: a path on the GitHub API, not a URL")
     for key, value in flags:
+        if key in {"jq", "template"}:
+            jq_filter_ok(value)
         if key == "header" and value.split(":", 1)[0].strip().lower() not in {
                 "accept", "x-github-api-version", "if-none-match", "if-modified-since"}:
             raise Refused(f"gh api header {value.split(':', 1)[0]!r} is not allowed")
@@ -272,7 +170,7 @@ def _issue_write(verb: str, args: list[str], default_repo: str) -> Mutation | No
     if len(positional) != wanted:
         raise Refused("one issue per call" if len(positional) > wanted else f"gh issue {verb} needs an issue")
     repo = last.get("repo", default_repo)
-    if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo or ""):
+    if not _owner_name(repo):
         raise Refused("gh --repo must be OWNER/NAME")
     repo, number = _issue_arg(positional[0], repo)
     base = Mutation(repo, number)
@@ -294,48 +192,45 @@ def _issue_write(verb: str, args: list[str], default_repo: str) -> Mutation | No
     return replace(base, transfer_repo=positional[1])
 
 
+def _owner_name(text: str) -> bool:
+    owner, slash, name = text.partition("/")
+    return bool(slash) and all(part and all(c.isascii() and (c.isalnum() or c in "._-") for c in part)
+                               for part in (owner, name))
+
+
+GITHUB_URLS = ("https://github.com/", "http://github.com/", "https://www.github.com/", "http://www.github.com/")
+
+
 def _issue_arg(arg: str, repo: str) -> tuple[str, int]:
     """The issue gh writes to: a number (or #number) in `repo`, or an issue URL, whose repo gh
     uses whatever --repo says (gh's issueMetadataFromURL)."""
     digits = arg[1:] if arg.startswith("#") else arg
     if digits.isascii() and digits.isdigit():
         return repo, int(digits)
-    url = re.fullmatch(r"https?://(?:www\.)?github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)([/?#].*)?",
-                       arg, flags=re.IGNORECASE)
-    if url is None or not url.group(2).isascii():
+    prefix = next((p for p in GITHUB_URLS if arg.lower().startswith(p)), None)
+    parts = arg[len(prefix):].split("/", 4) if prefix else []
+    number = parts[3].split("?", 1)[0].split("#", 1)[0] if len(parts) > 3 else ""
+    if len(parts) < 4 or not _owner_name(f"{parts[0]}/{parts[1]}") or parts[2] not in {"issues", "pull"} \
+            or not (number.isascii() and number.isdigit()):
         raise Refused("gh issue needs an issue number or a github.com issue URL")
-    return url.group(1), int(url.group(2))
+    return f"{parts[0]}/{parts[1]}", int(number)
 
 
-def _gh(command: str, default_repo: str) -> Mutation | None:
-    """The triage write a Bash command makes (None: it writes nothing we know of to GitHub)."""
-    try:
-        commands = simple_commands(command)
-        gh = reaches_github(commands)
-    except Unsafe as exc:
-        raise Refused(str(exc)) from None
-    writes = [m for m in (classify_gh(c.words, default_repo) for c in gh) if m is not None]
-    if not writes:
-        return None
-    if len(commands) != 1 or _shell_syntax(command) or gh[0].assigns:
-        raise Refused("run one plain gh command per call (no shell operators, substitutions or prefixes)")
-    return writes[0]
+def bash(command: str, default_repo: str) -> Mutation | None:
+    """The triage write a Bash command makes, None for a line of read-only commands, Refused for
+    anything else: a line the hook cannot read in full, a program or argument not on the
+    read-only list, a gh write that is not the line's only command."""
+    found = commands(command)
+    for cmd in found:
+        no_secrets(cmd.words + cmd.inputs) if cmd.name == "gh" else check(cmd)
+    writes = [m for m in (classify_gh(c.words, default_repo) for c in found if c.name == "gh") if m is not None]
+    if writes and len(found) != 1:
+        raise Refused("run one plain gh command per call (no pipes, lists or other commands around a write)")
+    return writes[0] if writes else None
 
 
-def rewrite(tool_name: str, tool_input: dict[str, Any], m: Mutation, existing: tuple[str, ...]) -> dict[str, Any]:
-    """The tool input that makes exactly the guarded mutation `m` (label sets keep `existing`)."""
-    if tool_name != "Bash":
-        out = {k: v for k, v in tool_input.items() if k not in {"labels", "state", "state_reason", "body"}}
-        if tool_name in MCP_COMMENT:
-            out["body"] = m.comment
-            return out
-        if tool_input.get("labels") is not None or m.labels:  # the tool replaces the set
-            out["labels"] = sorted(set(existing) | set(m.labels))
-        if m.close:
-            out["state"], out["state_reason"] = "closed", m.state_reason
-        if m.body is not None:
-            out["body"] = m.body
-        return out
+def command_line(m: Mutation) -> str:
+    """The gh command that makes exactly `m`, quoted, with its repository spelled out."""
     words = ["gh", "issue"]
     if m.transfer_repo:
         words += ["transfer", str(m.number), m.transfer_repo]
@@ -347,4 +242,4 @@ def rewrite(tool_name: str, tool_input: dict[str, Any], m: Mutation, existing: t
     else:
         words += ["edit", str(m.number)] + [a for label in m.labels for a in ("--add-label", label)]
         words += ["--body", m.body] if m.body is not None else []
-    return {**tool_input, "command": shlex.join(words + ["--repo", m.repo])}
+    return shlex.join(words + ["--repo", m.repo])

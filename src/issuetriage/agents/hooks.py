@@ -1,10 +1,12 @@
 """Claude Code hooks: our guard and target check in front of an agent's GitHub tool calls.
 
 `issuetriage hook pre-tool-use` reads the hook event (JSON on stdin with `tool_name` and
-`tool_input`) and answers with Claude Code's protocol: exit 0 and nothing for calls that write
-nothing; exit 0 with `hookSpecificOutput.permissionDecision = "allow"` (and `updatedInput` when
-the guard trimmed the call) for writes to the target issue; exit 2 with the reason on stderr to
-block. `post-tool-use` adds `bot-triaged` after a write went through.
+`tool_input`) and answers with Claude Code's protocol: exit 0 and nothing for a call it can prove
+only reads (a Bash line of read-only commands, a known MCP read) and for Claude Code's other
+tools; exit 0 with `hookSpecificOutput.permissionDecision = "allow"` (and `updatedInput` when the
+guard trimmed the call) for writes to the target issue the guard accepts; exit 2 with the reason
+on stderr for everything else, and when it cannot answer within its deadline. `post-tool-use`
+adds `bot-triaged` after a write went through.
 https://docs.claude.com/en/docs/claude-code/hooks
 """
 
@@ -12,12 +14,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+import signal
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from issuetriage.agents.gh_commands import MCP_COMMENT, Mutation, Refused, parse, rewrite
+from issuetriage.agents import gh_commands, mcp_tools
+from issuetriage.agents.gh_commands import Mutation, Refused
 
 if TYPE_CHECKING:  # imported when a call must be checked: a hook with nothing to do stays fast
     from issuetriage.engine.decided import Decided
@@ -28,6 +33,9 @@ if TYPE_CHECKING:  # imported when a call must be checked: a hook with nothing t
 ReadIssue = Callable[[str, int], "Issue"]
 AddLabel = Callable[[str, int, str], None]
 AGENT = "agent:hook"
+# Claude Code runs the call when a hook is still busy after 60 s (its default timeout): the hook
+# blocks first. ISSUETRIAGE_HOOK_DEADLINE may lower it, or raise it up to MAX_DEADLINE.
+DEADLINE, MAX_DEADLINE = 20.0, 45.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,24 @@ def log(env: Mapping[str, str], event: str, message: str) -> None:
             handle.write(line)
     except OSError:
         pass
+
+
+def parse(tool: str, tool_input: Any, default_repo: str) -> Mutation | None:
+    """The issue write a tool call makes, None when it provably makes none; Refused otherwise."""
+    if mcp_tools.split(tool) is not None:
+        return mcp_tools.parse(tool, tool_input)
+    if tool != "Bash":
+        return None  # Claude Code's other tools: the hook's matcher decides whether it sees them
+    if not isinstance(tool_input, dict):
+        raise Refused("tool_input must be a JSON object")
+    return gh_commands.bash(str(tool_input.get("command", "")), default_repo)
+
+
+def rewrite(tool: str, tool_input: dict[str, Any], m: Mutation, existing: tuple[str, ...]) -> dict[str, Any]:
+    """The tool input that makes exactly the guarded mutation `m`."""
+    if tool == "Bash":
+        return {**tool_input, "command": gh_commands.command_line(m)}
+    return mcp_tools.rewrite(tool, tool_input, m, existing)
 
 
 def _template_of(text: str, policy: Policy) -> str | None:
@@ -104,7 +130,7 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
         goal = target(env)
         if (m.repo, m.number) != goal:
             raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
-        from issuetriage.act.flow import ReadOnly, act
+        from issuetriage.act.agent import check
         from issuetriage.engine.decided import Decided
         policy = policy() if callable(policy) else policy
         judge: Judge = offline or _Heuristic()  # type: ignore[assignment]  # a Judge, loaded lazily
@@ -115,9 +141,11 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
             refused.extend(why)
             return Decided(plan, None, AGENT)
 
-        report = act(ReadOnly(read_issue), m.repo, m.number, policy, decided, respect_marker=False)
+        report = check(read_issue, m.repo, m.number, policy, decided)
         if report.plan is None:
             raise Refused(str(report.skipped))
+        if report.held:
+            raise Refused(f"profile {policy.name} is in shadow mode: the bot's writes are held for review")
         issue, kept = report.before, report.plan
         reasons = refused + [f"{r.item}: {r.reason}" for r in report.rejections]
     except Refused as exc:
@@ -131,9 +159,9 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
     guarded = replace(m, labels=labels, close=kept.close, body=kept.body_edit,
                       transfer_repo=kept.transfer_repo,
                       comment="\n\n".join(policy.render_template(t) for t in kept.templates) or None)
-    if tool in MCP_COMMENT and guarded.comment is None:  # what is left needs another tool
+    if mcp_tools.is_comment(tool) and guarded.comment is None:  # what is left needs another tool
         return _block(env, tool, "; ".join(reasons) or "nothing left to do")
-    if tool != "Bash" and tool not in MCP_COMMENT and guarded.close and guarded.comment:
+    if tool != "Bash" and not mcp_tools.is_comment(tool) and guarded.close and guarded.comment:
         # the update tool cannot post the comment a close must carry: never close without it
         return _block(env, tool, "a close needs its comment, which this tool cannot post: "
                                  f"run `gh issue close {m.number} --comment ...` instead")
@@ -210,8 +238,13 @@ def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = Non
     """Entry used by the CLI. Never raises and never exits 1 (Claude Code runs the call on a
     non-blocking error): whatever goes wrong answers exit 2 with one line."""
     env = os.environ if env is None else env
+    seconds = deadline(env)
     try:
-        return _run(event_name, stdin, env, policy, read_issue, add_label)
+        with _deadline(seconds):
+            return _run(event_name, stdin, env, policy, read_issue, add_label)
+    except _Late:
+        log(env, event_name, f"no answer within {seconds:g} s")
+        return HookReply(2, "", f"issuetriage hook: could not check the call within {seconds:g} s; blocking\n")
     except BaseException as exc:  # RecursionError, MemoryError, a broken profile, a bug
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
@@ -221,6 +254,40 @@ def run(event_name: str, stdin: str | bytes, env: Mapping[str, str] | None = Non
         except Exception:
             pass
         return HookReply(2, "", f"issuetriage hook: could not check the call ({reason})\n")
+
+
+def deadline(env: Mapping[str, str]) -> float:
+    """The hook's own deadline in seconds: ISSUETRIAGE_HOOK_DEADLINE, within (0, MAX_DEADLINE]."""
+    try:
+        seconds = float(env.get("ISSUETRIAGE_HOOK_DEADLINE", DEADLINE))
+    except ValueError:
+        return DEADLINE
+    return min(seconds, MAX_DEADLINE) if seconds > 0 else DEADLINE
+
+
+class _Late(BaseException):
+    """The deadline passed (a BaseException, so no `except Exception` on the way swallows it)."""
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise _Late in this thread after `seconds` of wall time: SIGALRM interrupts sleeps, socket
+    reads and the regex engine alike. Outside the main thread (no signals there) it does nothing."""
+
+    def expire(signum: int, frame: Any) -> None:
+        raise _Late()
+
+    try:
+        previous = signal.signal(signal.SIGALRM, expire)
+    except ValueError:  # not the main thread
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _run(event_name: str, stdin: str | bytes, env: Mapping[str, str], policy: Policy | None,

@@ -5,7 +5,8 @@ plan through `build`, so both refuse the same things for the same reasons before
 a close the offline judge does not read as a usage question or documented behaviour, a close as
 fixed in a release (only scrub's own code path carries the evidence for one), a transfer
 to a sibling repo the offline judge does not name, a template that does not go with the
-decision (and so a refused close loses its closing comment too).
+decision (and so a refused close loses its closing comment too) or that the engine's own plan for
+the issue (the decision tree over the offline judge) does not post.
 """
 
 from __future__ import annotations
@@ -68,11 +69,20 @@ def build(ask: Ask, issue: Issue, policy: Policy, offline: Judge,
     decision = ask.decision or infer_decision(ask, policy)
     transfer = ask.transfer_repo or None
     seen: Judgment | None = None
+    planned: frozenset[str] | None = None
 
     def judged() -> Judgment:
         nonlocal seen
         seen = seen or offline.judge(issue, extract_signals(issue), policy)
         return seen
+
+    def plan_templates() -> frozenset[str]:
+        nonlocal planned
+        if planned is None:  # the tree is loaded only when an agent asks for a template
+            from issuetriage.engine.tree import propose
+
+            planned = frozenset(propose(issue, extract_signals(issue), judged(), policy).templates)
+        return planned
 
     if decision is Decision.FIXED_IN_RELEASE:
         refused.append(Rejection("close as fixed", "not corroborated: only `issuetriage scrub --apply`, "
@@ -97,6 +107,8 @@ def build(ask: Ask, issue: Issue, policy: Policy, offline: Judge,
     for name in dict.fromkeys(ask.templates):
         if name in policy.templates and name not in DECISION_TEMPLATES.get(decision, frozenset()):
             refused.append(Rejection(f"template {name}", f"does not go with a {decision.value} decision"))
+        elif name in policy.templates and name not in plan_templates():
+            refused.append(Rejection(f"template {name}", "the plan for this issue does not call for it"))
         else:
             templates.append(name)  # unknown names: the guard refuses them
     if decision in CLOSING_DECISIONS:  # a close always says why, with the tree's comment

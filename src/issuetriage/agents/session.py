@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from issuetriage.act.flow import Applier, act
+from issuetriage.act.agent import submit
+from issuetriage.act.applier import Applier
 from issuetriage.agents.proposal import Ask, build
 from issuetriage.engine.decided import Decided
 from issuetriage.engine.guard import Rejection
@@ -97,7 +98,8 @@ class Session:
     def submit_plan(self, number: int, decision: str, labels: list[str], templates: list[str],
                     transfer_repo: str | None, reasoning: str) -> dict[str, Any]:
         """Guard the agent's plan for one issue, then apply it (or report the dry run), through the
-        one flow (`issuetriage.act.act`): verified and audited like every other write."""
+        one flow (`act/agent.py`): verified and audited like every other write, and held, not
+        written, in shadow mode or for a demoted label."""
         if not self._in_scope(number):
             return self._refused(number, "outside the issues this session may change")
 
@@ -105,13 +107,15 @@ class Session:
             plan, refused = self._proposal(issue, decision, labels, templates, transfer_repo, reasoning)
             return Decided(plan, None, AGENT, tuple(refused))
 
-        report = act(self.backend.applier, self.backend.repo, number, self.policy, decided,
-                     apply=self.apply, audit=self.backend.audit, respect_marker=False)
+        report = submit(self.backend.applier, self.backend.repo, number, self.policy, decided,
+                        apply=self.apply, audit=self.backend.audit)
         if report.plan is None or report.effects is None:
             return self._refused(number, report.skipped or "nothing to do")
-        result = {"applied": self.apply and not report.effects.empty, "plan": report.plan.to_json(),
-                  "effects": report.effects.describe(), "writes": list(report.writes) if self.apply else [],
+        result = {"applied": report.applied and not report.effects.empty, "plan": report.plan.to_json(),
+                  "effects": report.effects.describe(), "writes": list(report.writes) if report.applied else [],
                   "rejections": [{"item": r.item, "reason": r.reason} for r in report.rejections]}
+        if report.held:
+            result["held_for_review"] = report.extra.get("held_for_review") or "shadow mode: recorded, not written"
         if report.verdict is not None:
             result["outcome"] = report.verdict.outcome.value
             result["missing"] = list(report.verdict.missing)

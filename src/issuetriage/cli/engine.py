@@ -77,39 +77,22 @@ class RunReport:
 
 def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: Path | None,
               repo: str | None, console: Console, shadow: bool = False) -> RunReport:
-    """Triage every untriaged issue of `repo` (default: the profile's) in the store through the
-    one flow, auditing each plan and applying when asked; `shadow` records plans for review
-    without writing them, and a plan with a demoted label waits for review. A profile is one
-    repository's policy: other repos are left alone. The report lists each decision, and each
-    skipped issue and why."""
+    """`issuetriage run`: every untriaged issue of `repo` (default: the profile's) in the store,
+    through the one flow (`act/store_run.py`), with a progress bar on a terminal."""
     from rich.progress import Progress
 
-    from issuetriage.act.flow import act, engine
+    from issuetriage.act.hold import Mode
+    from issuetriage.act.store_run import triage_store
     from issuetriage.judges.factory import get_judge
-    from issuetriage.live.demotion import holder
-    from issuetriage.store.applier import StoreApplier
 
     policy = load_profile(profile)
-    decider = engine(get_judge(judge_name, model, profile=profile))
-    applier = StoreApplier(store)
-    shadow = shadow or policy.meta.live.shadow
-    report = RunReport(apply, shadow)
-    for issue in store.issues(repo or policy.meta.repo):
-        reason = policy.skip_reason(issue)
-        if reason:
-            report.skipped.append((issue.ref, reason))
-    todo = store.untriaged(policy, repo or policy.meta.repo)
+    judge = get_judge(judge_name, model, profile=policy)
+    mode = Mode(apply=apply, shadow=shadow)
     with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("triaging", total=len(todo))
-        for issue in todo:
-            done = act(applier, issue.repo, issue.number, policy, decider, apply=apply or shadow,
-                       audit=store, hold=holder(store, policy, shadow))
-            if done.plan is not None:
-                report.plans.append(done.plan)
-            else:
-                report.skipped.append((issue.ref, done.skipped or "skipped"))
-            progress.advance(task)
-    return report
+        task = progress.add_task("triaging", total=None)
+        run = triage_store(store, policy, judge, mode, repo, on_total=lambda n: progress.update(task, total=n),
+                           on_issue=lambda issue: progress.advance(task))
+    return RunReport(apply, mode.shadowed(policy), run.plans, run.skipped)
 
 
 def audit_rows(store: Store, repo: str | None, number: int | None) -> list[dict]:
@@ -134,19 +117,16 @@ def audit_text(rows: list[dict]) -> str:
 def demo(console: Console, profile: str = "pytorch") -> list:
     """Seed an in-memory store with our sample issues, triage and apply through the one flow, and
     show the table."""
-    from issuetriage.act.flow import act, engine
-    from issuetriage.store.applier import StoreApplier
+    from issuetriage.act.flow import engine
+    from issuetriage.act.hold import Mode
+    from issuetriage.act.store_run import triage_each
     from issuetriage.store.sqlite import Store
 
     policy = load_profile(profile)
-    rows = []
     with Store(":memory:") as store:
         store.import_jsonl(SAMPLES)
-        applier, decider = StoreApplier(store), engine()
-        for issue in list(store.issues()):
-            report = act(applier, issue.repo, issue.number, policy, decider, apply=True, audit=store)
-            assert report.plan is not None
-            rows.append((f"#{issue.number} {issue.title[:48]}", report.plan))
+        reports = triage_each(store, policy, store.issues(), engine(), Mode(apply=True))
+        rows = [(f"#{r.before.number} {r.before.title[:48]}", r.plan) for r in reports if r.plan is not None]
         console.print(plans_table(rows, f"issuetriage demo: {len(rows)} sample issues, "
                                         f"profile {policy.name}, offline heuristic judge"))
         second = sum(1 for _ in store.untriaged(policy))

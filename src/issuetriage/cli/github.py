@@ -42,9 +42,9 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     """Run one live triage through the one flow; returns the exit code (1 when the outcome check
     says no_action)."""
     from issuetriage.act.flow import PULL_REQUEST
+    from issuetriage.act.live import triage_issue
     from issuetriage.github.apply import GitHubApplier
     from issuetriage.judges.factory import get_judge
-    from issuetriage.service.triage import triage_live
     from issuetriage.store.sqlite import Store
 
     repo, number = parse_ref(ref)
@@ -53,7 +53,7 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     store = Store(store_path) if store_path else None
     policy = load_profile(profile)
     try:
-        report = triage_live(applier, repo, number, policy, judge, store, apply)
+        report = triage_issue(applier, repo, number, policy, judge, store, apply)
     finally:
         if store:
             store.close()
@@ -78,9 +78,8 @@ def report_text(report: Report, apply: bool, api_calls: int) -> str:
     if report.plan is None:
         lines = [f"{report.before.ref}: {report.skipped}; nothing to write"]
     else:
-        held = report.extra.get("held_for_review") or report.extra.get("shadow")
         how = ("calls made" if report.applied else
-               "calls it would make (held for review, not sent)" if held else
+               "calls it would make (held for review, not sent)" if report.held else
                "calls it would make (dry run; --apply to send)")
         lines = [plan_text(report.plan), "", f"{how}:"]
         lines += [f"  {call}" for call in report.writes]
@@ -196,9 +195,10 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog OWNER/REPO --limit 20 --apply"""
-        from issuetriage.github.backlog import backlog, parse_age
+        from issuetriage.act.backlog import backlog
+        from issuetriage.act.hold import Mode
+        from issuetriage.github.backlog import parse_age
         from issuetriage.judges.factory import get_judge
-        from issuetriage.live.demotion import holder
         from issuetriage.store.sqlite import Store
 
         check_repo(repo)
@@ -206,11 +206,10 @@ def register(app: typer.Typer) -> None:
         judge_obj = get_judge(judge, model, profile=profile)
         client = _client(repo)
         policy = load_profile(profile)
-        shadow = shadow or policy.meta.live.shadow
         with Store(store) as db:
             # shadow: plans are recorded for review (with the issue, so the queue can show it), not written
-            result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget, apply or shadow,
-                             hold=holder(db, policy, shadow))
+            result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget,
+                             Mode(apply=apply, shadow=shadow))
         rows = [{"issue": r.before.number,
                  "decision": r.plan.decision.value if r.plan else f"skipped: {r.skipped}",
                  "outcome": r.verdict.outcome.value if r.verdict else "dry run", "writes": len(r.writes)}

@@ -56,23 +56,38 @@ def register(app: typer.Typer) -> None:
     @app.command("stale")
     def stale_cmd(
         store: StoreOpt,
-        apply: Annotated[bool, typer.Option("--apply", help="Post the reminders and closes in the store.")] = False,
+        apply: Annotated[bool, typer.Option("--apply", help="Post the reminders and closes.")] = False,
+        github: Annotated[bool, typer.Option(
+            "--github", help="The issues live on GitHub (with the token): read and write there, audit in the store.")] = False,
         profile: ProfileOpt = "pytorch",
         now: Annotated[Optional[str], typer.Option("--now", help="ISO time to judge staleness at.")] = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Remind, then close, issues whose reporter went quiet. Example: issuetriage stale --store t.db"""
-        from issuetriage.live.stale import follow_up
+        from issuetriage.act.applier import Applier
+        from issuetriage.act.stale import follow_up
+        from issuetriage.evidence.followup import utc
+        from issuetriage.store.applier import StoreApplier
         from issuetriage.store.sqlite import Store
 
         try:
-            when = datetime.fromisoformat(now) if now else datetime.now(UTC)
+            when = utc(datetime.fromisoformat(now)) if now else datetime.now(UTC)
         except ValueError:
             raise UserError(f"--now {now!r}: expected an ISO date or time") from None
+        policy = load_profile(profile)
         with Store(store, create=False) as db:
-            due = follow_up(db, load_profile(profile), when, apply)
-        rows: list[dict[str, Any]] = [{"issue": item.issue.ref, "decision": item.plan.decision.value,
-                 "templates": list(item.plan.templates), "close": item.plan.close} for item in due]
+            applier: Applier = StoreApplier(db, at=when)
+            if github:
+                from issuetriage.github.apply import GitHubApplier
+                from issuetriage.github.client import GitHubClient
+
+                applier = GitHubApplier(GitHubClient.from_env(repo=policy.meta.repo))
+            due = follow_up(applier, db, policy, when, apply)
+        rows: list[dict[str, Any]] = [
+            {"issue": item.issue.ref, "decision": item.plan.decision.value, "templates": list(item.plan.templates),
+             "close": item.plan.close, "applied": item.report.applied, "held": item.report.held} for item in due]
+        state = "applied" if apply else "due (dry run)"
         emit(fmt, {"applied": apply, "follow_ups": rows},
-             "\n".join([*(f"{r['issue']}\t{r['decision']}\t{', '.join(r['templates'])}" for r in rows),
-                        f"{len(due)} follow-up(s) {'applied' if apply else 'due (dry run)'}"]))
+             "\n".join([*(f"{r['issue']}\t{r['decision']}\t{', '.join(r['templates'])}"
+                          + ("\theld for review (shadow mode)" if r["held"] else "") for r in rows),
+                        f"{len(due)} follow-up(s) {state}"]))

@@ -113,10 +113,10 @@ def _closing_policy(profile: str) -> Policy:
 
 def _close(result: ScrubReport, issue: Issue, policy: Policy, store_path: str | None) -> dict[str, object] | None:
     """Close `issue` as fixed through the one flow when `result` shows it; one summary on stderr."""
+    from issuetriage.act.close_fixed import close_as_fixed
     from issuetriage.cli.github import report_json, report_text
     from issuetriage.github.apply import GitHubApplier
     from issuetriage.github.client import GitHubClient
-    from issuetriage.scrub.close import close_as_fixed
     from issuetriage.store.sqlite import Store
 
     client = GitHubClient.from_env(repo=issue.repo)

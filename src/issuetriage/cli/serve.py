@@ -54,16 +54,17 @@ def register(app: typer.Typer) -> None:
             uvicorn.run(alone, host=host, port=port, log_level="warning")
             return
         from issuetriage.cli.service import open_jobs
-        from issuetriage.service.app import json_logs, receiver_app
+        from issuetriage.service.app import json_logs, receiver_app, review_app
         from issuetriage.service.receiver import Receiver, settings_secrets
 
         secrets = settings_secrets(os.environ.get("GITHUB_WEBHOOK_SECRET"),
                                    os.environ.get("GITHUB_WEBHOOK_SECRET_PREVIOUS"))
         jobs = open_jobs(store, queue, repo, profile, judge, model)
+        policy = load_profile(profile)
         json_logs()
         review: Starlette | None = None
         try:
-            review = create_app(store, load_profile(profile), reviewer, allowed_hosts=hosts)
+            review = review_app(store, policy, jobs.resolver, reviewer, hosts)  # type: ignore[arg-type]  # open_jobs gave one
         except TriageError as exc:  # the receiver does not depend on the review app
             logging.getLogger("issuetriage.service").warning("review app not mounted", extra={"reason": str(exc)})
         jobs.recover(force=True)  # whatever an earlier receiver recorded but may not have enqueued

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from issuetriage.evidence.downloads import REMOVAL_NOTICE, download_links, redact
+from issuetriage.evidence.followup import reminded_without_reply
 from issuetriage.evidence.signals import links_in
-from issuetriage.live.followup import reminded_without_reply
 from issuetriage.models import CLOSING_DECISIONS, Decision, FixedInRelease, Issue, Plan, TraceStep
 from issuetriage.policy import Policy
 
@@ -111,7 +111,7 @@ def _fixed_in_release(plan: Plan, issue: Issue, rejected: list[Rejection]) -> Fi
         if evidence is not None:
             rejected.append(Rejection("fixed-in-release evidence", "only a fixed_in_release plan carries it"))
         return None
-    from issuetriage.scrub.close import refusal  # scrub loads only for this decision
+    from issuetriage.evidence.fixed import refusal  # lazy: markdown parsing (68 ms) only for this decision
 
     why = "not corroborated: no scrub evidence" if evidence is None else refusal(evidence, issue)
     if why:

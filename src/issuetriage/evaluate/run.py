@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from issuetriage.errors import UserError
+from issuetriage.errors import ConfigError, UserError
 from issuetriage.evaluate.replay import cross_validate, learned_factory
 from issuetriage.evaluate.report import build_report
 from issuetriage.evaluate.scoring import IssueResult
@@ -55,8 +55,10 @@ def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, prof
 
         llm_config = (LLMConfig(provider="replay", model="replay", answers=options.answers)
                       if options.answers else load_config(policy.root))
-        return make_judge(llm_config, mode=judge, offline=offline, repo=policy.meta.repo,  # type: ignore[arg-type]
-                          history=history, style=options.prompt)
+        if llm_config is None:
+            raise ConfigError("no LLM configured: set ISSUETRIAGE_LLM_MODEL (and the provider's key)")
+        return make_judge(llm_config, policy, offline, mode=judge, history=history,  # type: ignore[arg-type]
+                          style=options.prompt)
 
     return make
 

@@ -1,29 +1,22 @@
-"""`issuetriage backlog`: triage open, untriaged issues in bulk within an API-call budget.
+"""The backlog sweep's candidates: open, untriaged issues, oldest first, not yet finished.
 
-Candidates come from GitHub's list of open issues, oldest first, a page (100) at a time, so a
-sweep costs a few list calls rather than a full sync; each candidate is re-read live before it
-is triaged. Finished issues are recorded in the store as they finish, so a sweep that crashed
-resumes where it stopped and never handles an issue twice.
+Candidates come from GitHub's list of open issues, a page (100) at a time, so a sweep costs a few
+list calls rather than a full sync; `act/backlog.py` triages each (re-read live) through the one
+flow and records it as finished, so a sweep that crashed resumes where it stopped.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
-from issuetriage.act.flow import Hold, Report, act, engine
-from issuetriage.errors import GitHubClientError, GitHubServerError, UserError
+from issuetriage.errors import UserError
 from issuetriage.github import mirror, reads
-from issuetriage.github.apply import GitHubApplier
 from issuetriage.github.client import PER_PAGE, GitHubClient
-from issuetriage.judges.base import Judge
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
 from issuetriage.store.sqlite import Store
 
-WORST_CASE_CALLS = 8  # read, comment, body, close, labels, transfer x2, marker on the moved issue
 UNITS = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "y": 365}
 
 
@@ -58,40 +51,3 @@ def candidates(client: GitHubClient, store: Store, policy: Policy, repo: str, la
             break
         page += 1
     return picked
-
-
-@dataclass
-class BacklogReport:
-    reports: list[Report] = field(default_factory=list)
-    skipped_budget: int = 0
-    failed: list[tuple[int, str]] = field(default_factory=list)
-
-
-def backlog(client: GitHubClient, store: Store, repo: str, policy: Policy, judge: Judge | None,
-            label: str | None = None, older_than: timedelta | None = None, limit: int = 50,
-            budget: int = 500, apply: bool = False, now: datetime | None = None,
-            on_issue: Callable[[int], None] = lambda n: None, hold: Hold | None = None) -> BacklogReport:
-    """Pick candidates, triage each while the budget allows the worst case; `hold` may keep a
-    plan back for review (shadow mode, a demoted label): it is recorded, not written."""
-    todo = candidates(client, store, policy, repo, label, older_than, now or datetime.now(UTC), limit, budget)
-    out = BacklogReport()
-    applier = GitHubApplier(client)
-    for index, issue in enumerate(todo):
-        if len(client.calls) + WORST_CASE_CALLS > budget:
-            out.skipped_budget = len(todo) - index
-            break
-        try:
-            report = act(applier, repo, issue.number, policy, engine(judge), apply=apply,
-                         audit=store if apply else None, hold=hold)
-        except GitHubServerError as exc:
-            out.failed.append((issue.number, str(exc)))
-            break  # GitHub is struggling: stop, and resume from here next time
-        except GitHubClientError as exc:
-            out.failed.append((issue.number, str(exc)))
-            continue
-        if report.applied:
-            outcome = report.verdict.outcome.value if report.verdict else "unknown"
-            mirror.mark_finished(store, repo, issue.number, outcome)
-        out.reports.append(report)
-        on_issue(issue.number)
-    return out

@@ -99,9 +99,13 @@ def _plain(name: str, model_dir: str | Path | None, policy: Policy | None,
 
         return load_judge(Path(model_dir), profile=(policy or load_profile()).name)
     if name in ("llm", "hybrid"):
-        from issuetriage.judges.llm import make_judge
+        from issuetriage.errors import ConfigError
+        from issuetriage.judges.llm import load_config, make_judge
 
-        options.setdefault("repo", policy.meta.repo if policy else None)
-        return make_judge(mode=name, model_dir=model_dir,  # type: ignore[arg-type]  # name is llm or hybrid
-                          profile_root=policy.root if policy else None, **options)
+        policy = policy or load_profile()
+        config = load_config(policy.root)  # the environment, and llm.toml of a shipped or local profile
+        if config is None:
+            raise ConfigError("no LLM configured: set ISSUETRIAGE_LLM_MODEL (and the provider's key)")
+        offline = options.pop("offline", None) or _plain("learned" if model_dir else "heuristic", model_dir, policy, {})
+        return make_judge(config, policy, offline, mode=name, **options)  # type: ignore[arg-type]  # llm or hybrid
     raise UserError(f"unknown judge {name!r} (choose from {', '.join(JUDGES)})")

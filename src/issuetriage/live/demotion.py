@@ -1,18 +1,17 @@
 """Demotion: a label whose live precision falls below the profile's target is only suggested
 (its plans wait in the review queue instead of being applied) until its precision recovers.
 
-The status of each label is kept in the store (`label_status`), so a change is reported once, when
-it happens, and every acting command reads the same answer."""
+The status of each label is kept in the store (`label_status`, read by `Store.demoted`), so a change
+is reported once, when it happens, and every acting command reads the same answer: the one flow
+holds such plans (`act/hold.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from issuetriage.live.outcomes import live_quality, outcomes, window
-from issuetriage.models import Plan
 from issuetriage.policy import Policy
 from issuetriage.store.sqlite import Store
 
@@ -31,12 +30,6 @@ class Change:
         return f"{self.label}: {verb} (live precision {self.precision:.2f} over {self.support} plan(s))"
 
 
-def demoted(store: Store, repo: str) -> frozenset[str]:
-    """Labels currently suggest-only for `repo`."""
-    rows = store.db.execute("SELECT label FROM label_status WHERE repo=? AND demoted=1", (repo,))
-    return frozenset(r["label"] for r in rows)
-
-
 def status(store: Store, repo: str) -> list[dict[str, Any]]:
     rows = store.db.execute("SELECT * FROM label_status WHERE repo=? ORDER BY label", (repo,))
     return [dict(r) for r in rows]
@@ -49,7 +42,7 @@ def update(store: Store, policy: Policy, now: datetime | None = None) -> list[Ch
     repo = policy.meta.repo
     since, until = window(now or datetime.now(UTC), live.window_days)
     quality = live_quality(outcomes(store, policy, repo, since, until), policy)
-    was = demoted(store, repo)
+    was = store.demoted(repo)
     changes = []
     with store.transaction():
         for label, prf in quality.per_label.items():
@@ -63,24 +56,3 @@ def update(store: Store, policy: Policy, now: datetime | None = None) -> list[Ch
                              (repo, label, int(low), prf.precision, support,
                               (now or datetime.now(UTC)).isoformat(timespec="seconds")))
     return changes
-
-
-def write_mode(store: Store, policy: Policy, plan: Plan, apply: bool, shadow: bool = False
-               ) -> tuple[bool, dict[str, Any]]:
-    """Whether to apply `plan` now, and the audit marks saying why not: shadow mode (the command's
-    switch or the profile's) records without writing; a plan with a demoted label waits for
-    review."""
-    if shadow or policy.meta.live.shadow:
-        return False, {"shadow": True}
-    held = sorted(set(plan.labels_added) & demoted(store, plan.repo))
-    if apply and held:
-        return False, {"shadow": True, "held_for_review": held}
-    return apply, {}
-
-
-def holder(store: Store, policy: Policy, shadow: bool = False) -> Callable[[Plan], dict[str, Any] | None]:
-    """`write_mode` as the one flow's `hold`: the audit marks when a plan must wait, else None."""
-    def hold(plan: Plan) -> dict[str, Any] | None:
-        write, marks = write_mode(store, policy, plan, True, shadow)
-        return None if write else marks
-    return hold

@@ -15,10 +15,10 @@ from datetime import datetime, timedelta
 
 from issuetriage.errors import UserError
 from issuetriage.evaluate.scoring import PRF, IssueResult, per_label, score_issue, set_prf
+from issuetriage.evidence.followup import utc
 from issuetriage.judges.learned.corpus import Example, content_labels, gold_labels
 from issuetriage.live import events as label_events
 from issuetriage.live.events import LabelEvent
-from issuetriage.live.followup import utc
 from issuetriage.models import Issue, Plan
 from issuetriage.policy import Policy
 from issuetriage.store.sqlite import Store

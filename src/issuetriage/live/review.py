@@ -1,21 +1,15 @@
-"""The review queue: escalated and abstained issues and shadow plans awaiting approval, and the
-three things a reviewer may do with a plan: approve it, approve an edited version, or reject it.
-
-Every approval goes back through the guard against the issue as stored now and is applied by
-`approve` (the one function the acting path rewires); a rejection is kept as a correction."""
+"""The review queue: escalated and abstained issues and shadow plans awaiting a person. What a
+reviewer does with one (approve, approve edited, reject) is `act/review.py`."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from issuetriage.engine.effects import Effects
-from issuetriage.engine.guard import Rejection, guard
 from issuetriage.errors import UserError
 from issuetriage.live.outcomes import PlanRow, latest_per_issue, plan_rows
-from issuetriage.models import Issue, Plan
+from issuetriage.models import Issue
 from issuetriage.policy import Policy
 from issuetriage.store.sqlite import Store
 
@@ -75,38 +69,3 @@ def pending(store: Store, policy: Policy, audit_id: int) -> Item:
         if item.row.audit_id == audit_id:
             return item
     raise UserError(f"plan {audit_id} is not waiting for review (unknown, superseded or already reviewed)")
-
-
-@dataclass(frozen=True)
-class Approval:
-    plan: Plan
-    effects: Effects
-    rejections: tuple[Rejection, ...]
-
-
-def approve(store: Store, policy: Policy, audit_id: int, reviewer: str,
-            labels: tuple[str, ...] | None = None) -> Approval:
-    """Apply a waiting plan (with `labels` in place of its labels when edited) through the guard,
-    and record the review. Whatever the guard refuses is not written."""
-    item = pending(store, policy, audit_id)
-    proposed = item.row.plan if labels is None else item.row.plan.model_copy(update={"labels_added": labels})
-    safe = guard(proposed, item.issue, policy)
-    with store.transaction():
-        effects = store.apply(safe.plan, policy, judge=item.row.judge,
-                              extra={"approved_from": audit_id, "reviewer": reviewer,
-                                     "rejections": [r.__dict__ for r in safe.rejections]})
-        _review(store, audit_id, "edited" if labels is not None else "approved", reviewer, safe.plan, "")
-    return Approval(safe.plan, effects, safe.rejections)
-
-
-def reject(store: Store, policy: Policy, audit_id: int, reviewer: str, note: str = "") -> None:
-    """Refuse a waiting plan: nothing is written to the issue; the refusal is a correction."""
-    item = pending(store, policy, audit_id)
-    with store.transaction():
-        _review(store, audit_id, "rejected", reviewer, item.row.plan, note[:2000])
-
-
-def _review(store: Store, audit_id: int, verdict: str, reviewer: str, plan: Plan, note: str) -> None:
-    store.db.execute("INSERT INTO reviews VALUES (?,?,?,?,?,?)",
-                     (audit_id, verdict, reviewer[:100], datetime.now(UTC).isoformat(timespec="seconds"),
-                      json.dumps(plan.to_json()), note))

@@ -1,28 +1,18 @@
-"""Stale follow-up: an issue waiting on its reporter (the bot asked for information or a
+"""Stale follow-up, planned: an issue waiting on its reporter (the bot asked for information or a
 reproduction) gets one reminder after N quiet days, then after M more a close as not planned
 with a template that invites reopening. Any reply from the reporter stops the clock.
 
-Off unless the profile enables it; every plan goes through the guard (which itself refuses a
-stale close without the reminder) and is applied by difference, so a rerun changes nothing.
-The clock is a parameter."""
+Pure: the clock is a parameter. `act/stale.py` runs the due plans through the one flow (the guard
+itself refuses a stale close without the reminder; apply by difference makes a rerun a no-op)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from issuetriage.engine.guard import guard
-from issuetriage.errors import UserError
-from issuetriage.live.followup import posted_at, reporter_replied_after, utc, waiting_since
+from issuetriage.evidence.followup import posted_at, reporter_replied_after, utc, waiting_since
 from issuetriage.models import Decision, Issue, Plan, TraceStep
 from issuetriage.policy import Policy
-from issuetriage.store.sqlite import Store
-
-
-@dataclass(frozen=True)
-class FollowUp:
-    issue: Issue
-    plan: Plan
 
 
 def follow_up_plan(issue: Issue, policy: Policy, now: datetime) -> Plan | None:
@@ -47,20 +37,3 @@ def follow_up_plan(issue: Issue, policy: Policy, now: datetime) -> Plan | None:
         return None
     plan = guard(proposed, issue, policy).plan
     return plan if plan.has_effect else None
-
-
-def follow_up(store: Store, policy: Policy, now: datetime, apply: bool = False) -> list[FollowUp]:
-    """Plan (and with `apply`, apply and audit) every due follow-up of the profile's repo."""
-    if not policy.meta.stale.enabled:
-        raise UserError(f"profile {policy.name}: stale follow-up is off ([stale] enabled = false)")
-    due = []
-    for issue in store.issues(policy.meta.repo):
-        plan = follow_up_plan(issue, policy, now)
-        if plan is None:
-            continue
-        if apply:
-            store.apply(plan, policy, judge="stale", extra={"stale": True}, at=utc(now))
-        else:
-            store.record(plan, judge="stale", extra={"stale": True})
-        due.append(FollowUp(issue, plan))
-    return due

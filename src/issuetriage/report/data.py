@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from issuetriage.evidence.followup import utc
 from issuetriage.judges.learned.corpus import gold_labels
 from issuetriage.judges.learned.train import suggested_implications
-from issuetriage.live import demotion
 from issuetriage.live import events as label_events
-from issuetriage.live.followup import utc
 from issuetriage.live.outcomes import LiveQuality, Outcome, live_quality, outcomes, plan_rows, window
 from issuetriage.policy import Policy
 from issuetriage.store.sqlite import Store
@@ -49,7 +48,7 @@ def build(store: Store, policy: Policy, now: datetime | None = None, days: int |
     issues = list(store.issues(repo))
     return Report(
         repo=repo, profile=policy.name, generated_at=now, window=span,
-        quality=live_quality(found, policy), demoted=demotion.demoted(store, repo),
+        quality=live_quality(found, policy), demoted=store.demoted(repo),
         corrections=corrections(store, found), decisions_by_day=decision_mix(store, repo, span),
         triage_days=[(utc(o.triaged_at) - utc(o.issue.created_at)).total_seconds() / 86400
                      for o in found if o.triaged_at and o.issue.created_at],

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from issuetriage.evidence.repro import blocks_after_prose, pick_repro
 from issuetriage.models import Issue
 from issuetriage.scrub import astedit
 from issuetriage.scrub.actionable import screen
@@ -43,7 +44,6 @@ from issuetriage.scrub.model import (
     Verified,
 )
 from issuetriage.scrub.outcome import Oracle, classify, environmental, in_library
-from issuetriage.scrub.pick import blocks_after_prose, pick_repro
 from issuetriage.scrub.provision import Provisioner
 from issuetriage.scrub.safety import review
 from issuetriage.scrub.sandbox import SCRIPT, run_script

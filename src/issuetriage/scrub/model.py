@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from issuetriage.evidence.repro import ReproSource, Stop
+
+__all__ = ["ReproSource", "Stop"]  # picked below scrub (evidence/repro.py), used throughout it
+
 
 class Outcome(StrEnum):
     """How one run of a repro compares with the failure the issue reports."""
@@ -16,16 +20,6 @@ class Outcome(StrEnum):
     CRASH = "crash"
     TIMEOUT = "timeout"
     ENVIRONMENT = "environment"  # failed on a missing module or file: not a reproduction either way
-
-
-@dataclass(frozen=True)
-class ReproSource:
-    """Which code block we took, whose it is and why we chose it."""
-
-    code: str
-    author: str
-    where: str  # "body" or "comment N"
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -107,14 +101,6 @@ class Failure:
     script_line: int | None  # the innermost line of the script the failure went through
     script_lines: tuple[int, ...] = ()  # every script frame, outermost first
     chain: tuple[str, ...] = ()  # classes of the exceptions this one was raised from, outermost first
-
-
-@dataclass(frozen=True)
-class Stop:
-    """Why scrub stopped before running anything, and the label a human would add."""
-
-    reason: str
-    label: str | None = None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from issuetriage.github.retry import Clock
+    from issuetriage.policy import Policy
     from issuetriage.service.jobs import Jobs
     from issuetriage.service.receiver import Receiver
     from issuetriage.service.resolver import Resolver
@@ -102,3 +103,14 @@ def run_workers(jobs: Jobs, workers: int, processes: bool) -> None:
     consumer = jobs.huey.create_consumer(workers=workers, worker_type="process" if processes else "thread",
                                          graceful_signal="TERM", initial_delay=0.05, max_delay=1.0)
     consumer.run()
+
+
+def review_app(store: str | Path, policy: Policy, resolver: Resolver, reviewer: str = "local",
+               allowed_hosts: list[str] | None = None) -> Starlette:
+    """The review app of service mode: an approval writes where the service writes, to GitHub as
+    the resolver's client for the profile's repository, through the one flow (`act/review.py`)."""
+    from issuetriage.github.apply import GitHubApplier
+    from issuetriage.web.app import create_app
+
+    return create_app(store, policy, reviewer, allowed_hosts=allowed_hosts,
+                      applies_to=lambda db: GitHubApplier(resolver.client(policy.meta.repo, None)))

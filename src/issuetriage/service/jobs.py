@@ -1,4 +1,4 @@
-"""The job a worker runs: triage one issue through the one flow (`service.triage.triage_live`),
+"""The job a worker runs: triage one issue through the one flow (`act.live.triage_issue`),
 serialised per issue, coalesced, retried, and dead-lettered after its last try."""
 
 from __future__ import annotations
@@ -92,9 +92,9 @@ class Jobs:
         stops the stale clock. After an `interrupted` attempt that left no audit row (a worker
         killed between its GitHub writes and the audit), the flow runs past the done marker:
         apply by difference writes nothing twice, and the audit row is recorded."""
+        from issuetriage.act.live import triage_issue
+        from issuetriage.evidence.followup import reporter_replied_after, waiting_since
         from issuetriage.github.apply import GitHubApplier
-        from issuetriage.live.followup import reporter_replied_after, waiting_since
-        from issuetriage.service.triage import triage_live
 
         assert self.resolver is not None, "a worker needs a resolver"
         client = self.resolver.client(repo, installation)
@@ -110,8 +110,8 @@ class Jobs:
             respect_marker = asked is None or not reporter_replied_after(issue, asked)
         resume = interrupted and not store.audit(repo, number)
         extra = {"job": job, "installation": installation} | ({"resumed_after_interruption": True} if resume else {})
-        report = triage_live(applier, repo, number, policy, self.judge(policy), store, apply=True,
-                             respect_marker=respect_marker and not resume, extra=extra)
+        report = triage_issue(applier, repo, number, policy, self.judge(policy), store, apply=True,
+                              respect_marker=respect_marker and not resume, extra=extra)
         calls = applier.spent() - start
         log.info("triaged", extra={"repo": repo, "number": number, "job": job, "installation": installation,
                                    "skipped": report.skipped, "writes": len(report.writes),

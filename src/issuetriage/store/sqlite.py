@@ -237,20 +237,10 @@ class Store:
              json.dumps(effects.__dict__ if effects else None), int(applied), json.dumps(info))).fetchone()
         return int(row[0])
 
-    def apply(self, plan: Plan, policy: Policy, judgment: Judgment | None = None,
-              extra: dict[str, Any] | None = None, judge: str | None = None,
-              at: datetime | None = None) -> Effects:
-        """Apply a plan decided elsewhere to the stored issue through the one flow (guard, apply by
-        difference, verify, audit), atomically; returns what it changed. `at` is when the
-        comment is posted (default: now)."""
-        from issuetriage.act.flow import act, given
-        from issuetriage.store.applier import StoreApplier
-
-        report = act(StoreApplier(self, at=at), plan.repo, plan.number, policy,
-                     given(plan, judgment, judge or "unknown"), apply=True, audit=self,
-                     respect_marker=False, extra=extra)
-        assert report.effects is not None
-        return report.effects
+    def demoted(self, repo: str) -> frozenset[str]:
+        """Labels currently suggest-only for `repo` (`live/demotion.py` keeps `label_status`)."""
+        rows = self.db.execute("SELECT label FROM label_status WHERE repo=? AND demoted=1", (repo,))
+        return frozenset(r["label"] for r in rows)
 
     def audit(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
         """Audit rows, oldest first, with plan/effects/extra decoded."""

@@ -1,6 +1,7 @@
 """A Starlette app over the store: the review queue, each plan with its trace and judge,
 approve / edit / reject, and the report. Pages render through autoescaped Jinja2 templates;
-every POST carries the per-process CSRF token; approvals go through the guard (live/review.py).
+every POST carries the per-process CSRF token; approvals run the one flow (`act/review.py`) through
+the app's applier: GitHub in service mode, else the local store.
 
 The process keeps no state but its token: the store holds the queue and every decision."""
 
@@ -11,6 +12,9 @@ import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from issuetriage.act.applier import Applier
+from issuetriage.act.review import approve as approve_plan
+from issuetriage.act.review import reject as reject_plan
 from issuetriage.errors import TriageError, UserError
 
 try:
@@ -26,8 +30,10 @@ from issuetriage.live import review
 from issuetriage.live.outcomes import check_profile
 from issuetriage.policy import Policy
 from issuetriage.report import data, html
+from issuetriage.store.applier import StoreApplier
 from issuetriage.store.sqlite import Store
 
+AppliesTo = Callable[[Store], Applier]  # where an approved plan is written, given the request's store
 LOCAL_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 
@@ -43,8 +49,10 @@ def check_bind(host: str, allow_remote: bool) -> None:
 
 
 def create_app(store_path: str | Path, policy: Policy, reviewer: str = "local",
-               allowed_hosts: list[str] | None = None, token: str | None = None) -> Starlette:
-    """The app; `allowed_hosts` guards against DNS rebinding (default: loopback names only)."""
+               allowed_hosts: list[str] | None = None, token: str | None = None,
+               applies_to: AppliesTo = StoreApplier) -> Starlette:
+    """The app; `allowed_hosts` guards against DNS rebinding (default: loopback names only);
+    `applies_to` gives the applier approvals write through (default: the local store)."""
     csrf = token or secrets.token_urlsafe(32)
     with Store(store_path, create=False) as db:  # fail now, not on the first request
         check_profile(db, policy, policy.meta.repo)
@@ -78,13 +86,11 @@ def create_app(store_path: str | Path, policy: Policy, reviewer: str = "local",
         form = request.state.form
         edited = form.get("labels")
         labels = None if edited is None else tuple(x.strip() for x in str(edited).split(",") if x.strip())
-        result = review.approve(db, policy, _audit_id(request), reviewer, labels)
-        refused = "; ".join(f"{r.item}: {r.reason}" for r in result.rejections)
-        note = f"applied: {', '.join(result.effects.describe()) or 'nothing left to change'}"
-        return _done(note + (f" (guard refused {refused})" if refused else ""))
+        result = approve_plan(applies_to(db), db, policy, _audit_id(request), reviewer, labels)
+        return _done(result.describe())
 
     def reject(request: Request, db: Store) -> Response:
-        review.reject(db, policy, _audit_id(request), reviewer, str(request.state.form.get("note", "")))
+        reject_plan(db, policy, _audit_id(request), reviewer, str(request.state.form.get("note", "")))
         return _done("rejected; recorded as a correction")
 
     def report_page(request: Request, db: Store) -> Response:

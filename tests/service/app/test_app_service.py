@@ -195,6 +195,26 @@ def test_a_repo_local_profile_with_an_unshipped_name_triages_with_the_default_ju
     assert jobs.store().dead_letters() == []
 
 
+def test_a_repo_local_profile_with_a_model_configured_triages_and_leaves_no_dead_letter(standin, clock, tmp_path,
+                                                                                      no_llm_env, monkeypatch):
+    """The repository's own profile is read into a temporary folder that is gone when the judge is
+    built: the LLM half gets the Policy object and its offline judge, and never reloads the folder."""
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("")  # no recorded answer: the model's half falls back to the offline judge
+    monkeypatch.setenv("ISSUETRIAGE_LLM_PROVIDER", "replay")
+    monkeypatch.setenv("ISSUETRIAGE_LLM_ANSWERS", str(answers))
+    client, jobs, resolver = open_service(standin, clock, tmp_path, judge="auto")
+    n = number_for("label")
+    seed(standin, n)
+    local_profile(standin, "myproj")
+    assert deliver(client, REPO, n, 4242).status_code == 202
+    assert drain(jobs) == 1
+    assert jobs.store().dead_letters() == []
+    assert standin.state.label_names(REPO, n) and len(jobs.store().audit(REPO, n)) == 1
+    local = resolver.profile(REPO, resolver.client(REPO, 4242))
+    assert local.name == "myproj" and jobs.judge(local).name == "hybrid"
+
+
 def test_a_repo_local_profile_named_like_a_shipped_one_does_not_get_its_llm_toml(standin, clock, tmp_path,
                                                                                   no_llm_env, monkeypatch):
     import shutil

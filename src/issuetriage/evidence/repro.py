@@ -1,21 +1,42 @@
 """Pick the reproduction script from an issue: the newest runnable block by the original poster,
-or a strictly shorter self-contained one from a commenter."""
+or a strictly shorter self-contained one from a commenter.
+
+Below scrub and the guard: scrub runs the script picked here, and the guard checks that a close as
+fixed in a release is about the script the issue shows now."""
 
 from __future__ import annotations
 
 import ast
 import builtins
 import re
+from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
 from issuetriage.models import Issue
-from issuetriage.scrub.model import ReproSource, Stop
 
 _PY_INFO = {"", "python", "py", "python3", "py3", "pycon", "ipython"}
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]+\)|<img\b|\.(png|jpe?g|gif)\b", re.IGNORECASE)
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__"}
 _md = MarkdownIt("commonmark")
+
+
+@dataclass(frozen=True)
+class ReproSource:
+    """Which code block we took, whose it is and why we chose it."""
+
+    code: str
+    author: str
+    where: str  # "body" or "comment N"
+    reason: str
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why scrub stopped before running anything, and the label a human would add."""
+
+    reason: str
+    label: str | None = None
 
 
 def code_blocks(markdown: str) -> list[tuple[str, str]]:
