@@ -184,3 +184,13 @@ def test_a_chained_key_error_of_a_key_the_reporter_wrote_is_minimized(tmp_path):
     assert report.expected.chain == ("KeyError",) and report.outcome is Outcome.SAME_ERROR
     assert report.minimized is not None, report.minimize_note
     assert report.minimized.lines < report.original_lines and to_json(report)["minimize_verified"]
+
+
+def test_without_a_fix_a_candidate_must_compute_the_value_the_original_assertion_tested(tmp_path):
+    message = "scrub: wrong result still present"
+    judge = _stand_in_oracle(tmp_path, Expected("AssertionError", message, source="assertion"))
+    judge.pin = True
+    original = f"from parselib import parse\nassert parse(['--verbose'])['verbose'] == True, {message!r}\n"
+    other = f"from parselib import parse\nassert parse(['--verbose', 'a'])['args'] == [], {message!r}\n"
+    assert judge(original) is True and judge.pinned == "False"
+    assert judge(other) is False  # fails the same assertion, with ['a'] instead of False: another bug

@@ -99,6 +99,22 @@ def checks_something(code: str, message: str) -> bool:
                for n in ast.walk(tree))
 
 
+_PINNED = "_scrub_value"
+
+
+def pin_assertion(code: str, message: str) -> str:
+    """`assert A == B, msg` as `assert (_scrub_value := A) == B, f'{msg}: {_scrub_value!r}'`: the
+    run's failure then says what the script computed, so a candidate can be held to the same value."""
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and isinstance(node.msg, ast.Constant) and node.msg.value == message \
+                and isinstance(node.test, ast.Compare):
+            node.test.left = ast.NamedExpr(ast.Name(_PINNED, ast.Store()), node.test.left)
+            node.msg = ast.JoinedStr([ast.Constant(f"{message}: "),
+                                      ast.FormattedValue(ast.Name(_PINNED, ast.Load()), ord("r"), None)])
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
 @dataclass
 class Oracle:
     """Strict "is this still the same bug?" test, counting every real run.
@@ -110,7 +126,10 @@ class Oracle:
     hang or crash is the bug. Then, when a fixing release is known (`control`), the candidate must
     pass there (the differential oracle); otherwise, with a `stand_in` interpreter (the package
     replaced by an empty stand-in, see standin.py), it must not fail the same way there, and an
-    assertion must still test a value computed by a call into the package.
+    assertion must still test a value computed by a call into the package. With `pin`, the
+    assertion scrub added is run with the value it tested in its message (`pin_assertion`), and
+    every candidate must compute the value the first script judged (the original) computed:
+    `changed_keys(...) == ['beta']` failing with `[]` is the bug, failing with every key is not.
     """
 
     run: Callable[[str], RunResult]
@@ -120,6 +139,8 @@ class Oracle:
     stand_in: Callable[[str], RunResult] | None = None  # the package replaced: it must fail differently
     stand_in_names: tuple[str, ...] = ()
     original: str = ""
+    pin: bool = False
+    pinned: str | None = None  # the value the original's assertion tested ("" when it cannot be pinned)
     calls: int = 0
     _cache: dict[str, bool] = field(default_factory=dict)
     _failures: dict[str, Failure | None] = field(default_factory=dict)
@@ -162,11 +183,21 @@ class Oracle:
     def _fails_as_reported(self, code: str) -> tuple[bool, Failure | None]:
         """Whether `code` fails as reported on the affected release, and its parsed failure."""
         self._count()
-        result = self.run(code)
+        result = self.run(pin_assertion(code, self.expected.substring) if self.pin else code)
         if classify(result, self.expected) is not Outcome.SAME_ERROR:
             return False, None
         failure = parse_failure(result.stderr, SCRIPT)
-        return self._holds(code, failure), failure
+        return self._holds(code, failure) and self._same_value(failure), failure
+
+    def _same_value(self, failure: Failure | None) -> bool:
+        if not self.pin:
+            return True
+        value = failure.message.partition(f"{self.expected.substring}: ")[2] if failure else ""
+        with self._lock:
+            if self.pinned is None:  # the first script judged is the original
+                stable = value and "0x" not in value and len(value) < 500
+                self.pinned = value if stable else ""
+            return not self.pinned or value == self.pinned
 
     def _checked(self, code: str) -> bool:
         """Differential when the fix is known, else the stand-in check (each one more run)."""
