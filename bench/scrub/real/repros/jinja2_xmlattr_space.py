@@ -30,7 +30,7 @@ class Renderer:
         try:
             return self.env.from_string(TEMPLATE).render(items=items)
         except ValueError as exc:
-            return f"<!-- refused: {html.escape(str(exc))} -->"
+            return f"<!-- refused: {html.escape(type(exc).__name__)} -->"
 
 
 renderer = Renderer()
