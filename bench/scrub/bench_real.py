@@ -46,7 +46,7 @@ from issuetriage.scrub.model import Expected, Interpreter, Limits, Outcome  # no
 from issuetriage.scrub.outcome import classify  # noqa: E402
 from issuetriage.scrub.provision import Provisioner  # noqa: E402
 from issuetriage.scrub.sandbox import run_script  # noqa: E402
-from issuetriage.scrub.standin import package_under_test, stand_in  # noqa: E402
+from issuetriage.scrub.standin import forcing_identity, package_under_test, stand_in  # noqa: E402
 from issuetriage.scrub.warm import imported_modules  # noqa: E402
 
 TOOLS = ("scrub", "before", "pysource-minimize", "shrinkray", "smallest")
@@ -85,7 +85,7 @@ class Checks:
         return {"fails_affected": self.outcome(code, self.affected) is Outcome.SAME_ERROR,
                 "passes_fixed": self.outcome(code, self.fixed) is Outcome.PASSES,
                 "standin_same": self.standing is not None
-                and self.outcome(code, self.standing) is Outcome.SAME_ERROR}
+                and self.outcome(forcing_identity(code), self.standing) is Outcome.SAME_ERROR}
 
 
 def harness_spec(script: str, expected: Expected, python: Path, work: Path, timeout: float, workers: int) -> dict:

@@ -16,6 +16,7 @@ from issuetriage.scrub.model import Expected, Interpreter, Outcome, RunResult
 from issuetriage.scrub.outcome import Oracle, classify
 from issuetriage.scrub.report import to_json, to_markdown
 from issuetriage.scrub.sandbox import run_script
+from issuetriage.scrub.standin import forcing_identity
 
 
 def library(root: Path, name: str, version: str, source: str) -> Interpreter:
@@ -88,6 +89,15 @@ def test_without_a_fix_an_assertion_must_test_a_value_computed_by_the_package(tm
     assert judge(real) is True and judge.calls == 2  # the run, then the stand-in run
     assert [judge(c) for c in (stub, unused, ignored)] == [False, False, False] and judge.calls == 2  # no run needed
     assert judge(f"x = {{'verbose': False}}\nassert x['verbose'], {message!r}\n") is False
+
+
+def test_identity_with_a_package_value_forces_the_stand_in(tmp_path):
+    message = "scrub: wrong result still present"
+    judge = _stand_in_oracle(tmp_path, Expected("AssertionError", message, source="assertion"))
+    assert judge(f"from parselib import parse\nassert parse(['-v'])['verbose'] is True, {message!r}\n") is True
+    assert judge(f"import parselib\nassert parselib.parse(['-v'])['verbose'] is not False, {message!r}\n") is True
+    assert forcing_identity("a = 1\nb = a is None or a is not b\n") == \
+        "a = 1\nb = _scrub_same(a, None) or not _scrub_same(a, b)"
 
 
 def test_the_stand_in_run_rejects_output_printed_without_the_package(tmp_path):
@@ -181,8 +191,9 @@ def test_a_chained_key_error_of_a_key_the_reporter_wrote_is_minimized(tmp_path):
     run = run_script(repro, lib, isolation=None)
     report = scrub(make_issue(block(repro) + block(run.stderr, "")),
                    Options(interpreters=(lib,), isolation=None, runs=1, workers=2))
-    assert report.expected.chain == ("KeyError",) and report.outcome is Outcome.SAME_ERROR
-    assert report.minimized is not None, report.minimize_note
+    assert report.outcome is Outcome.SAME_ERROR
+    assert report.minimized is not None, report.minimize_note  # before #27: "did not fail the same way again"
+    assert report.expected.chain == ("KeyError",)
     assert report.minimized.lines < report.original_lines and to_json(report)["minimize_verified"]
 
 

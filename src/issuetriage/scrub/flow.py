@@ -334,8 +334,7 @@ def _checked_note(checks: _Checks) -> str:
 
 def _not_kept(script: str, cold: Oracle, checks: _Checks) -> str:
     """Why the original script itself did not pass the minimizer's oracle."""
-    if cold.failure_of(script) is None and checks.stand_in is not None and cold.stand_in is not None \
-            and classify(cold.stand_in(script), cold.expected) is Outcome.SAME_ERROR:
+    if cold.failure_of(script) is None and cold.stand_in is not None and cold.same_with_stand_in(script):
         return (f"skipped: the script fails the same way with {', '.join(checks.names)} replaced by an "
                 f"empty stand-in, so its failure is not shown to come from the package")
     if checks.control is not None:

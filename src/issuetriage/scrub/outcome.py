@@ -13,7 +13,7 @@ import re2
 from issuetriage.scrub.expected import parse_failure
 from issuetriage.scrub.model import Expected, Failure, Outcome, RunResult
 from issuetriage.scrub.sandbox import SCRIPT
-from issuetriage.scrub.standin import asserts_package_value, independent_of
+from issuetriage.scrub.standin import asserts_package_value, forcing_identity, independent_of
 
 _FATAL = re2.compile(r"Fatal Python error|Segmentation fault|core dumped")
 
@@ -206,8 +206,13 @@ class Oracle:
             return classify(self.control(code), self.expected) is Outcome.PASSES
         if self.stand_in is not None:
             self._count()
-            return classify(self.stand_in(code), self.expected) is not Outcome.SAME_ERROR
+            return not self.same_with_stand_in(code)
         return True
+
+    def same_with_stand_in(self, code: str) -> bool:
+        """Whether `code` still fails as reported with the package replaced by the stand-in."""
+        assert self.stand_in is not None
+        return classify(self.stand_in(forcing_identity(code)), self.expected) is Outcome.SAME_ERROR
 
     def _count(self) -> None:
         with self._lock:

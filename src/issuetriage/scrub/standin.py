@@ -8,8 +8,9 @@ server pre-imports through it). Values from the stand-in are lazy: calls, attrib
 subscripts, arithmetic, comparisons, `with` and iteration (one stand-in) give more stand-ins,
 and only forcing one into a concrete value raises `StandInUsed` (a BaseException, so `except
 Exception` in a script does not swallow it): truth (so `assert x == y`, `if`, `in`), hashing,
-length, `str`/`repr`, numbers, `isinstance`. A script whose failure depends on a value the package
-computed therefore fails differently; one whose failing computation never forces such a value
+length, `str`/`repr`, numbers, `isinstance`, and identity (`x.kind is Keyword`, which no method
+can intercept: `forcing_identity` rewrites the script run with the stand-in). A script whose
+failure depends on a value the package computed therefore fails differently; one whose failing computation never forces such a value
 (a stub returning a constant, a helper that ignores its argument) fails the same way.
 """
 
@@ -27,6 +28,7 @@ from issuetriage.scrub.warm import imported_modules
 
 # Runs inside the sandbox under the repro's Python (3.8+): standalone, stdlib only.
 _SITECUSTOMIZE = '''"""issuetriage scrub: {names} replaced by an empty stand-in (see issuetriage/scrub/standin.py)."""
+import builtins
 import importlib.abc
 import importlib.machinery
 import sys
@@ -83,6 +85,16 @@ class StandIn:
     __instancecheck__ = __subclasscheck__ = __await__ = __aiter__ = _refuse
 
 
+def _scrub_same(a, b):
+    """`a is b` of the script (see forcing_identity): identity cannot be intercepted otherwise."""
+    if type(a) is StandIn or type(b) is StandIn:
+        raise StandInUsed("`is` on a value of a package replaced by an empty stand-in")
+    return a is b
+
+
+builtins._scrub_same = _scrub_same
+
+
 class _Loader(importlib.abc.Loader):
     def create_module(self, spec):
         return None
@@ -114,6 +126,30 @@ def stand_in(interp: Interpreter, names: Iterable[str], folder: Path) -> Interpr
     module.chmod(0o644)
     return replace(interp, label=f"{interp.label} with {', '.join(names)} stood in",
                    pythonpath=(folder, *interp.pythonpath))
+
+
+def forcing_identity(code: str) -> str:
+    """`a is b` / `a is not b` as a call the stand-in answers by raising when either side is one of
+    its values: two stand-ins are never the same object, so `tok.ttype is T.Keyword` would be
+    False and an assertion on it would fail the same way without the package."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    found = False
+
+    class Identity(ast.NodeTransformer):
+        def visit_Compare(self, node: ast.Compare) -> ast.expr:
+            nonlocal found
+            self.generic_visit(node)
+            if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+                return node
+            found = True
+            same = ast.Call(ast.Name("_scrub_same", ast.Load()), [node.left, node.comparators[0]], [])
+            return same if isinstance(node.ops[0], ast.Is) else ast.UnaryOp(ast.Not(), same)
+
+    tree = Identity().visit(tree)
+    return ast.unparse(ast.fix_missing_locations(tree)) if found else code
 
 
 def stand_in_folder() -> Path:
