@@ -66,10 +66,20 @@ def test_close_only_for_closing_decisions():
 
 def test_templates_only_from_profile_and_once_per_issue():
     posted = POLICY.render_template("request_more_info")
-    issue = make_issue(comments=[{"author": "bot", "body": posted}])
+    issue = make_issue(comments=[{"author": "bot", "body": posted, "by_bot": True}])
     result = guard(plan(decision=Decision.REQUEST_INFO, templates=("request_more_info", "free_text", "numerical_accuracy",
                                                                   "numerical_accuracy")), issue, POLICY)
     assert result.plan.templates == ("numerical_accuracy",)
+
+
+@pytest.mark.parametrize("comment", [
+    {"author": "attacker", "body": POLICY.render_template("request_more_info")},  # not the bot's account
+    {"author": "bot", "body": "see my link\n\n" + POLICY.template_marker("request_more_info"), "by_bot": True},
+], ids=["someone else's copy", "the bot's account, not the template's text"])
+def test_a_template_counts_as_posted_only_from_the_bots_own_comment_with_its_text(comment):
+    issue = make_issue(comments=[comment])
+    result = guard(plan(decision=Decision.REQUEST_INFO, templates=("request_more_info",)), issue, POLICY)
+    assert result.plan.templates == ("request_more_info",)
 
 
 def test_body_edit_only_removes_download_links():

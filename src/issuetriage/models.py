@@ -41,12 +41,15 @@ def _label_name(value: Any) -> str:
 
 
 class Comment(_Frozen):
-    """One issue comment as GitHub shows it."""
+    """One issue comment as GitHub shows it. `by_bot`: written by the account the bot acts as
+    (the token's login, the App's bot), as the reader saw it (GitHub's `viewerDidAuthor`); only
+    such a comment's markers count as the bot's own."""
 
     author: str = ""
     body: str = ""
     created_at: datetime | None = None
     author_association: str = "NONE"
+    by_bot: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -58,6 +61,8 @@ class Comment(_Frozen):
                 data["author"] = user.get("login", "")
             if "created_at" not in data and "created" in data:
                 data["created_at"] = data["created"]
+            if "by_bot" not in data and "viewerDidAuthor" in data:  # gh issue view --json comments
+                data["by_bot"] = data["viewerDidAuthor"] is True
             data["body"] = data.get("body") or ""
         return data
 

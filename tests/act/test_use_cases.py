@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import json
 import re
 from pathlib import Path
 
@@ -91,3 +92,17 @@ def test_approving_in_the_service_review_app_writes_to_github_through_the_flow_a
         assert approved["extra"]["outcome"] == "triaged" and approved["extra"]["missing"] == []
         assert approved["extra"]["approved_from"] == audit_id
         assert db.db.execute("SELECT verdict FROM reviews").fetchone()[0] == "approved"
+
+
+def test_a_hook_denies_an_agents_write_in_shadow_mode_and_allows_it_otherwise(policy):
+    from issuetriage.agents.hooks import run
+    from issuetriage.models import Issue
+
+    issue = Issue(repo=REPO, number=7, title="sorting order differs", body="equal keys move")
+    payload = json.dumps({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "gh issue edit 7 --add-label 'module: sorting and selection'"}})
+    env = {"GITHUB_REPOSITORY": REPO, "TRIAGE_ISSUE_NUMBER": "7"}
+    live = run("pre-tool-use", payload, env, policy, read_issue=lambda r, n: issue)
+    assert live.exit_code == 0 and "allow" in live.stdout
+    held = run("pre-tool-use", payload, env, in_shadow_mode(policy), read_issue=lambda r, n: issue)
+    assert held.exit_code == 2 and "shadow mode" in held.stderr

@@ -248,6 +248,8 @@ def graphql(s: StandIn, req: Request) -> Answer:
     query, v = req.body["query"], req.body.get("variables", {})
     if "issueOrPullRequest" in query:
         return 200, {}, _read_issue(s, v)
+    if "viewer { login }" in query:
+        return 200, {}, {"data": {"viewer": {"login": s.state.viewer}}}
     if "transferIssue" in query:
         return 200, {}, _transfer(s, v["issueId"], v["repositoryId"])
     if "updateSubscription" in query:
@@ -296,6 +298,7 @@ def _read_issue(s: StandIn, v: dict[str, Any]) -> dict[str, Any]:
         "comments": {"totalCount": len(comments),
                      "nodes": [{"body": c["body"], "createdAt": c["created_at"],
                                 "authorAssociation": c.get("author_association", "NONE"),
+                                "viewerDidAuthor": c["user"]["login"] == s.state.viewer,
                                 "author": {"login": c["user"]["login"]}} for c in page],
                      "pageInfo": {"hasNextPage": start + 100 < len(comments),
                                   "endCursor": str(start + 100)}},

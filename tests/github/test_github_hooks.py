@@ -93,7 +93,7 @@ def test_a_close_goes_only_with_its_comment(policy):
 
 
 def test_duplicate_template_is_blocked(policy):
-    posted = issue(comments=({"author": "bot", "body": policy.render_template("request_more_info")},))
+    posted = issue(comments=({"author": "bot", "body": policy.render_template("request_more_info"), "by_bot": True},))
     text = policy.templates["request_more_info"].comment
     reply = pre("mcp__github__add_issue_comment", mcp_update(body=text), current=posted, policy=policy)
     assert reply.exit_code == 2 and "nothing left to do" in reply.stderr

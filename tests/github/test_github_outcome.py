@@ -13,11 +13,13 @@ from issuetriage.act.verify import Outcome, classify, verify
 from issuetriage.github import reads
 from issuetriage.github.apply import GitHubApplier
 from issuetriage.models import Decision, Plan
+from issuetriage.policy import load_profile
 
 BLOCKED_LABEL = "bot-triage-blocked"
 
 
 make = partial(make_issue, title="t", body="b", number=5, repo=REPO)
+ASKED = load_profile("pytorch").render_template("request_more_info")
 
 
 @pytest.mark.parametrize("issue,expected", [
@@ -25,8 +27,9 @@ make = partial(make_issue, title="t", body="b", number=5, repo=REPO)
     (make(labels=("oncall: distributed", "bot-triaged")), Outcome.ROUTED),
     (make(repo="pytorch/vision"), Outcome.ROUTED),
     (make(labels=("triage review", "bot-triaged")), Outcome.REVIEW),
-    (make(labels=("bot-triaged",), comments=(("bot", "<!-- issuetriage:template=request_more_info -->"),)),
+    (make(labels=("bot-triaged",), comments=({"author": "bot", "body": ASKED, "by_bot": True},)),
      Outcome.WAITING_ON_REPORTER),
+    (make(labels=("bot-triaged",), comments=({"author": "someone", "body": ASKED},)), Outcome.TRIAGED),
     (make(labels=("module: docs", "bot-triaged", "triaged")), Outcome.TRIAGED),
     (make(labels=("module: docs",)), Outcome.NO_ACTION),
     (make(), Outcome.NO_ACTION),

@@ -26,7 +26,8 @@ def stale_policy(policy):
 
 
 def waiting_issue(policy, *replies):
-    asked = {"author": BOT_AUTHOR, "body": policy.render_template("request_more_info"), "created_at": ASKED}
+    asked = {"author": BOT_AUTHOR, "body": policy.render_template("request_more_info"), "created_at": ASKED,
+             "by_bot": True}
     return make_issue(number=9, author="reporter", comments=[asked, *replies])
 
 

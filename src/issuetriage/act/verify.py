@@ -15,6 +15,7 @@ from enum import StrEnum
 from issuetriage.act.applier import Applier
 from issuetriage.engine.effects import diff
 from issuetriage.engine.guard import guard
+from issuetriage.evidence.followup import posted_templates
 from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
 
@@ -57,8 +58,7 @@ def classify(after: Issue, origin: str, policy: Policy) -> Outcome:
     if policy.bot.triage_review in labels:
         return Outcome.REVIEW
     waits = [name for name, t in policy.templates.items() if "wait" in t.action.lower()]
-    posted = "\n".join(c.body for c in after.comments)
-    if any(policy.template_marker(name) in posted for name in waits):
+    if set(waits) & posted_templates(after, policy):
         return Outcome.WAITING_ON_REPORTER
     if labels & {policy.bot.bot_triaged, policy.bot.triaged}:
         return Outcome.TRIAGED

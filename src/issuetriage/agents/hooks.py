@@ -62,7 +62,7 @@ def log(env: Mapping[str, str], event: str, message: str) -> None:
     path = env.get("TRIAGE_HOOK_DEBUG_LOG")
     if not path:
         return
-    from issuetriage.github.auth import redact  # only with a log: it imports subprocess and more
+    from issuetriage.github.auth import redact  # lazy: only with a debug log (it loads subprocess and more)
 
     secrets = tuple(env[k] for k in ("GITHUB_TOKEN", "GH_TOKEN", "GITHUB_APP_PRIVATE_KEY") if env.get(k))
     line = f"[{datetime.now(UTC).isoformat()}] [{event}] {redact(message, secrets)}\n"
@@ -101,7 +101,7 @@ def _template_of(text: str, policy: Policy) -> str | None:
 def proposal(m: Mutation, issue: Issue, policy: Policy, offline: Judge) -> tuple[Plan, list[str]]:
     """The plan this tool call amounts to (the agents' one proposal rule), and what was refused
     before the guard sees it."""
-    from issuetriage.agents.proposal import Ask, build
+    from issuetriage.agents.proposal import Ask, build  # lazy: hook start-up: only a call that writes
 
     refused: list[str] = []
     templates: tuple[str, ...] = ()
@@ -130,8 +130,8 @@ def pre_tool_use(event: dict[str, Any], env: Mapping[str, str], policy: Policy |
         goal = target(env)
         if (m.repo, m.number) != goal:
             raise Refused(f"target {m.repo}#{m.number} is not the triage target {goal[0]}#{goal[1]}")
-        from issuetriage.act.agent import check
-        from issuetriage.engine.decided import Decided
+        from issuetriage.act.agent import check  # lazy: hook start-up: only a call that writes
+        from issuetriage.engine.decided import Decided  # lazy: hook start-up: only a call that writes
         policy = policy() if callable(policy) else policy
         judge: Judge = offline or _Heuristic()  # type: ignore[assignment]  # a Judge, loaded lazily
         refused: list[str] = []
@@ -188,7 +188,9 @@ class _Heuristic:
     """The offline judge, imported only when a close or transfer must be corroborated."""
 
     def judge(self, *args: Any) -> Any:
-        from issuetriage.judges.heuristic import HeuristicJudge
+        from issuetriage.judges.heuristic import (
+            HeuristicJudge,  # lazy: only when a close or transfer needs corroborating
+        )
 
         return HeuristicJudge().judge(*args)
 
@@ -310,22 +312,22 @@ def _run(event_name: str, stdin: str | bytes, env: Mapping[str, str], policy: Po
     log(env, event_name, f"event: {json.dumps(event)[:2000]}")
 
     def load() -> Policy:
-        from issuetriage.policy import load_profile
+        from issuetriage.policy import load_profile  # lazy: hook start-up: only a call that writes
 
         return policy or load_profile(env.get("ISSUETRIAGE_PROFILE", "pytorch"))
 
     def client(repo: str) -> Any:
-        from issuetriage.github.client import GitHubClient
+        from issuetriage.github.client import GitHubClient  # lazy: hook start-up: githubkit only to read or write
 
         return GitHubClient.from_env(env, repo)
 
     def fetch(repo: str, number: int) -> Issue:
-        from issuetriage.github import reads
+        from issuetriage.github import reads  # lazy: hook start-up: githubkit only to read or write
 
         return reads.fetch_issue(client(repo), repo, number)
 
     def label(repo: str, number: int, name: str) -> None:
-        from issuetriage.github import writes
+        from issuetriage.github import writes  # lazy: hook start-up: githubkit only to read or write
 
         writes.add_labels(client(repo), repo, number, (name,))
 

@@ -79,7 +79,9 @@ def build(ask: Ask, issue: Issue, policy: Policy, offline: Judge,
     def plan_templates() -> frozenset[str]:
         nonlocal planned
         if planned is None:  # the tree is loaded only when an agent asks for a template
-            from issuetriage.engine.tree import propose
+            from issuetriage.engine.tree import (
+                propose,  # lazy: hook start-up: the tree only when an agent asks for a template
+            )
 
             planned = frozenset(propose(issue, extract_signals(issue), judged(), policy).templates)
         return planned

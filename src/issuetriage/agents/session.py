@@ -18,11 +18,14 @@ from issuetriage.agents.proposal import Ask, build
 from issuetriage.engine.decided import Decided
 from issuetriage.engine.guard import Rejection
 from issuetriage.evidence.signals import tokens_of
+from issuetriage.github.apply import GitHubApplier
+from issuetriage.github.reads import fetch_issue, similar_issues
 from issuetriage.judges.base import Judge
 from issuetriage.judges.llm.excerpt import clip, compact, issue_excerpt
 from issuetriage.judges.llm.prompt import release_context, render_rules
 from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
+from issuetriage.store.applier import StoreApplier
 
 if TYPE_CHECKING:
     from issuetriage.store.sqlite import Store
@@ -146,7 +149,6 @@ class StoreBackend:
     """Issues from the local store; applying updates the mirror and its audit log."""
 
     def __init__(self, store: Store, repo: str) -> None:
-        from issuetriage.store.applier import StoreApplier
 
         self.store, self.repo = store, repo
         self.applier: Applier = StoreApplier(store)
@@ -164,18 +166,15 @@ class GitHubBackend:
     audited in `audit` (a store) when given."""
 
     def __init__(self, client: Any, repo: str, audit: Store | None = None) -> None:
-        from issuetriage.github.apply import GitHubApplier
 
         self.client, self.repo, self.audit = client, repo, audit
         self.applier: Applier = GitHubApplier(client)
 
     def issue(self, number: int) -> Issue:
-        from issuetriage.github.reads import fetch_issue
 
         return fetch_issue(self.client, self.repo, number)
 
     def similar(self, issue: Issue, limit: int) -> list[Issue]:
-        from issuetriage.github.reads import similar_issues
 
         return [i for i in similar_issues(self.client, self.repo, issue.title, limit + 1)
                 if i.number != issue.number][:limit]

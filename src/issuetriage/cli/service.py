@@ -24,11 +24,26 @@ RepoOpt = Annotated[Optional[list[str]], typer.Option(
     "--repo", help="OWNER/NAME served as GITHUB_TOKEN, repeatable (default: the profile's repository).")]
 RefsArg = Annotated[list[str], typer.Argument(help="OWNER/REPO#N (every job of that issue), or `all`.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", min=0, help="Worker threads (serve) or processes (worker).")]
+# what `serve` imports, each with the names it may go by; all installed by the `service` extra
+SERVE_MODULES = (("huey",), ("uvicorn",), ("starlette",), ("jinja2",), ("python_multipart", "multipart"),
+                 ("matplotlib",))
+
+
+def need_service_extra(command: str, modules: tuple[tuple[str, ...], ...] = (("huey",),)) -> None:
+    """One line naming the `service` extra when a module the command needs is not installed."""
+    from importlib.util import find_spec
+
+    from issuetriage.errors import UserError
+
+    missing = [names[0] for names in modules if not any(find_spec(n) for n in names)]
+    if missing:
+        raise UserError(f"{command} needs {', '.join(missing)}: pip install 'issuetriage[service]'")
 
 
 def open_jobs(store: str, queue: str | None, repos: list[str] | None, profile: str, judge: str,
               model: Path | None) -> Jobs:
-    """The queue and its jobs for the command line's settings (App mode when GITHUB_APP_ID is set)."""
+    """The queue and its jobs for the command line's settings (App mode when GITHUB_APP_ID is set;
+    without credentials, a one-line error before anything is written)."""
     from issuetriage.cli.github import check_repo
     from issuetriage.service.app import open_jobs as open_
     from issuetriage.service.app import resolver_from_env
@@ -52,6 +67,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run workers alone against the queue until SIGTERM (each finishes its job in hand).
         Example: ISSUETRIAGE_QUEUE=redis://localhost:6379/0 issuetriage worker --store t.db --workers 2"""
+        need_service_extra("worker")
         from issuetriage.service.app import json_logs, run_workers
 
         jobs = open_jobs(store, queue, repo, profile, judge, model)

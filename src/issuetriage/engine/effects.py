@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from issuetriage.evidence.followup import posted_templates
 from issuetriage.models import Decision, Issue, Plan
 from issuetriage.policy import Policy
 
@@ -50,12 +51,6 @@ class Effects:
         if self.transfer_repo:
             lines.append(f"transfer to {self.transfer_repo}")
         return lines
-
-
-def posted_templates(issue: Issue, policy: Policy) -> set[str]:
-    """Templates whose marker already appears in one of the issue's comments."""
-    text = "\n".join(c.body for c in issue.comments)
-    return {name for name in policy.templates if policy.template_marker(name) in text}
 
 
 def diff(plan: Plan, issue: Issue, policy: Policy) -> Effects:

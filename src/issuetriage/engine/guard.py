@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from issuetriage.evidence.downloads import REMOVAL_NOTICE, download_links, redact
-from issuetriage.evidence.followup import reminded_without_reply
+from issuetriage.evidence.followup import posted_templates, reminded_without_reply
 from issuetriage.evidence.signals import links_in
 from issuetriage.models import CLOSING_DECISIONS, Decision, FixedInRelease, Issue, Plan, TraceStep
 from issuetriage.policy import Policy
@@ -122,8 +122,8 @@ def _fixed_in_release(plan: Plan, issue: Issue, rejected: list[Rejection]) -> Fi
 
 def _comments_with_close(plan: Plan, kept: list[str], issue: Issue, policy: Policy) -> bool:
     """A close as fixed goes with a template naming the release, kept now or posted before."""
-    posted = "\n".join(c.body for c in issue.comments)
-    return any(policy.templates[name].variables and (name in kept or policy.template_marker(name) in posted)
+    posted = posted_templates(issue, policy)
+    return any(policy.templates[name].variables and (name in kept or name in posted)
                for name in plan.templates if name in policy.templates)
 
 
@@ -202,7 +202,7 @@ def _allowed_templates(plan: Plan, issue: Issue, policy: Policy, rejected: list[
                        filled: bool = False) -> list[str]:
     """Known templates only, each at most once per issue (never one the bot already posted); a
     template with variables only when verified evidence fills them (`filled`)."""
-    posted = "\n".join(c.body for c in issue.comments)
+    posted = posted_templates(issue, policy)
     kept: list[str] = []
     for name in plan.templates:
         if name not in policy.templates:
@@ -210,7 +210,7 @@ def _allowed_templates(plan: Plan, issue: Issue, policy: Policy, rejected: list[
         elif policy.templates[name].variables and not filled:
             rejected.append(Rejection(f"template {name}", "its variables come only from verified "
                                                           "scrub evidence, which this plan lacks"))
-        elif name in kept or policy.template_marker(name) in posted:
+        elif name in kept or name in posted:
             continue
         else:
             kept.append(name)

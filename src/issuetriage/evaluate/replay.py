@@ -7,9 +7,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from issuetriage.engine.pipeline import triage_with
+from issuetriage.evaluate.requests import sample_split
 from issuetriage.evaluate.scoring import IssueResult, score_issue
 from issuetriage.judges.base import Judge
 from issuetriage.judges.learned.corpus import Corpus, Example
+from issuetriage.judges.learned.judge import LearnedJudge
 from issuetriage.judges.learned.train import TrainConfig, train
 from issuetriage.policy import Policy
 
@@ -43,7 +45,6 @@ def splits(corpus: Corpus, folds: int, seed: int = 0, sample: int | None = None
     history still reaches only issues filed earlier."""
     n = len(corpus.examples)
     if sample is not None:
-        from issuetriage.evaluate.requests import sample_split
 
         held, rest = sample_split(corpus, sample, seed)
         return [(rest, held)]
@@ -70,7 +71,6 @@ def cross_validate(corpus: Corpus, policy: Policy, make_judge: Callable[[Corpus]
 def learned_factory(policy: Policy, base: Judge | None, config: TrainConfig = TrainConfig()
                     ) -> Callable[[Corpus], Judge]:
     """Train-per-fold factory for `cross_validate`."""
-    from issuetriage.judges.learned.judge import LearnedJudge
 
     def make(train_corpus: Corpus) -> Judge:
         return LearnedJudge(train(train_corpus, policy, prior=base, config=config), base)

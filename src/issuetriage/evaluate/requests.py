@@ -24,6 +24,7 @@ from issuetriage.judges.heuristic import HeuristicJudge
 from issuetriage.judges.learned.corpus import Corpus, load_corpus
 from issuetriage.judges.llm.judge import request
 from issuetriage.judges.llm.prompt import PROMPT_VERSIONS, Prompt
+from issuetriage.judges.neighbours import NeighbourVote
 from issuetriage.policy import load_profile
 
 FORMAT_NOTE = ("Answer with ONE JSON object that matches # SCHEMA (every field present), nothing "
@@ -68,7 +69,6 @@ def export_requests(corpus_path: str | Path, out: str | Path, size: int, seed: i
     history = history_from_examples((corpus.examples[i] for i in rest), policy)
     offline: Judge = HeuristicJudge()
     if neighbours:
-        from issuetriage.judges.neighbours import NeighbourVote
 
         offline = NeighbourVote(offline, history, neighbours)  # type: ignore[assignment]  # a Judge
     rows, texts = [], {}

@@ -16,6 +16,9 @@ from issuetriage.judges.base import Judge
 from issuetriage.judges.factory import get_judge
 from issuetriage.judges.learned.corpus import Corpus, load_corpus
 from issuetriage.judges.learned.train import TrainConfig
+from issuetriage.judges.llm import make_judge
+from issuetriage.judges.llm.config import LLMConfig, load_config
+from issuetriage.judges.neighbours import NeighbourVote
 from issuetriage.policy import Policy, load_profile
 
 
@@ -45,13 +48,10 @@ def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, prof
         assert offline is not None
         history = history_from_examples(train_corpus.examples, policy)
         if options.neighbours:
-            from issuetriage.judges.neighbours import NeighbourVote
 
             offline = NeighbourVote(offline, history, options.neighbours)  # type: ignore[assignment]  # a Judge
         if judge not in ("llm", "hybrid"):
             return offline
-        from issuetriage.judges.llm import make_judge
-        from issuetriage.judges.llm.config import LLMConfig, load_config
 
         llm_config = (LLMConfig(provider="replay", model="replay", answers=options.answers)
                       if options.answers else load_config(policy.root))

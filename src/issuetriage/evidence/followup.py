@@ -1,20 +1,43 @@
-"""Pure facts about an issue waiting on its reporter, read from its comments (no clock, no I/O):
-which of the bot's templates were posted when, and whether the reporter answered since. The
-guard and the stale follow-up both ask these, so they cannot disagree."""
+"""Pure facts about the bot's conversation on an issue, read from its comments (no clock, no I/O):
+which of the bot's templates were posted and when, and whether the reporter answered since. The
+guard, apply by difference, the outcome check and the stale follow-up all ask these, so they
+cannot disagree.
+
+A template counts as posted only from a comment the bot's own account wrote (`Comment.by_bot`)
+that carries its marker and, for a template without variables, the text the template produces:
+anyone can paste `<!-- issuetriage:template=NAME -->` into a comment."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from issuetriage.models import Issue
+from issuetriage.models import Comment, Issue
 from issuetriage.policy import Policy
 
 
+def _posts(comment: Comment, policy: Policy, template: str) -> bool:
+    """`comment` is the bot's posting of `template`."""
+    if not comment.by_bot or template not in policy.templates or policy.template_marker(template) not in comment.body:
+        return False
+    if policy.templates[template].variables:
+        return True  # filled from evidence; the marker in the bot's own comment says which
+    return _folded(policy.render_template(template)) in _folded(comment.body)
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split())
+
+
+def posted_templates(issue: Issue, policy: Policy) -> frozenset[str]:
+    """The templates the bot has posted on `issue`."""
+    return frozenset(name for name in policy.templates
+                     if any(_posts(c, policy, name) for c in issue.comments))
+
+
 def posted_at(issue: Issue, policy: Policy, template: str) -> datetime | None:
-    """When the bot's comment carrying `template`'s marker was posted (None: never)."""
-    marker = policy.template_marker(template)
+    """When the bot posted `template` (None: never)."""
     for comment in issue.comments:
-        if marker in comment.body:
+        if _posts(comment, policy, template):
             return utc(comment.created_at or datetime.min)
     return None
 

@@ -189,5 +189,7 @@ def to_issue(repo: str, data: dict[str, Any], comments: tuple[Comment, ...] = ()
     return Issue.model_validate(payload)
 
 
-def to_comment(data: dict[str, Any]) -> Comment:
-    return Comment.model_validate(data)
+def to_comment(data: dict[str, Any], me: str | None = None) -> Comment:
+    """A REST comment; `me` (the login the client acts as) marks the bot's own."""
+    comment = Comment.model_validate(data)
+    return comment.model_copy(update={"by_bot": True}) if me and comment.author == me else comment

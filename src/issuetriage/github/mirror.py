@@ -6,13 +6,9 @@ The tables themselves are created by the store's migration 2, so any store opens
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
+from issuetriage.github.client import RepoLabel
 from issuetriage.store.sqlite import Store
-
-if TYPE_CHECKING:
-    from issuetriage.github.client import RepoLabel
-
 
 
 def now() -> str:
@@ -37,7 +33,6 @@ def save_labels(store: Store, repo: str, labels: tuple[RepoLabel, ...]) -> None:
 
 
 def stored_labels(store: Store, repo: str) -> tuple[RepoLabel, ...]:
-    from issuetriage.github.client import RepoLabel
     rows = store.db.execute("SELECT * FROM github_labels WHERE repo=? ORDER BY name", (repo,))
     return tuple(RepoLabel(r["name"], r["color"], r["description"]) for r in rows)
 

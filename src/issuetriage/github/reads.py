@@ -24,9 +24,16 @@ def issue_json(client: GitHubClient, repo: str, number: int) -> dict[str, Any]:
     return resp.json()
 
 
-def comments(client: GitHubClient, repo: str, number: int, expected: int | None = None) -> tuple[Comment, ...]:
+def viewer(client: GitHubClient) -> str:
+    """The login the client acts as (a token's user, an App installation's bot).
+    https://docs.github.com/en/graphql/reference/queries#viewer"""
+    return str((client.graphql("query { viewer { login } }", {}).get("viewer") or {}).get("login") or "")
+
+
+def comments(client: GitHubClient, repo: str, number: int, expected: int | None = None,
+             me: str | None = None) -> tuple[Comment, ...]:
     """All comments, 100 a page; stops without an extra call once a page comes back short (or
-    `expected` comments are in).
+    `expected` comments are in). `me` (the `viewer`): its comments are the bot's (`by_bot`).
 
     https://docs.github.com/en/rest/issues/comments#list-issue-comments
     """
@@ -36,7 +43,7 @@ def comments(client: GitHubClient, repo: str, number: int, expected: int | None 
         return client.gh.rest.issues.list_comments(owner, name, number, per_page=PER_PAGE, page=page)
 
     for batch in _pages(client, f"/repos/{repo}/issues/{number}/comments", fetch):
-        found += [to_comment(c) for c in batch]
+        found += [to_comment(c, me) for c in batch]
         if expected is not None and len(found) >= expected:
             break
     return tuple(found)
@@ -66,7 +73,7 @@ query($owner: String!, $name: String!, $number: Int!, $after: String) {
         labels(first: 100) { nodes { name } pageInfo { hasNextPage } }
         comments(first: 100, after: $after) {
           totalCount
-          nodes { body createdAt authorAssociation author { login } }
+          nodes { body createdAt authorAssociation viewerDidAuthor author { login } }
           pageInfo { hasNextPage endCursor }
         }
       }
@@ -126,7 +133,8 @@ def read_issue(client: GitHubClient, repo: str, number: int, moved_ok: bool = Fa
 def _comment(node: dict[str, Any]) -> Comment:
     return Comment(author=(node.get("author") or {}).get("login", ""), body=node.get("body") or "",
                    created_at=node.get("createdAt"),
-                   author_association=node.get("authorAssociation") or "NONE")
+                   author_association=node.get("authorAssociation") or "NONE",
+                   by_bot=node.get("viewerDidAuthor") is True)
 
 
 def fetch_issue(client: GitHubClient, repo: str, number: int, moved_ok: bool = False) -> Issue:

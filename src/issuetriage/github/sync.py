@@ -31,6 +31,7 @@ def sync(client: GitHubClient, store: Store, repo: str, since: str | None = None
     start = since or saved_since
     etag = saved_etag if since is None else None
     labels = reads.repo_labels(client, repo)
+    me: str | None = None  # whose comments are the bot's own (their markers count), asked when first needed
     mirror.save_labels(store, repo, labels)
     issues = comments = pages = events = 0
     newest = start
@@ -45,7 +46,9 @@ def sync(client: GitHubClient, store: Store, repo: str, since: str | None = None
         with store.transaction():
             for data in batch.items:
                 count = data.get("comments") if isinstance(data.get("comments"), int) else None
-                found = reads.comments(client, repo, data["number"], count) if count else ()
+                if count and me is None:
+                    me = reads.viewer(client)
+                found = reads.comments(client, repo, data["number"], count, me) if count else ()
                 store.put_issue(to_issue(repo, data, found))
                 events += _sync_events(client, store, repo, data["number"])
                 issues, comments = issues + 1, comments + len(found)

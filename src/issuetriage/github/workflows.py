@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 from issuetriage.errors import UserError
+from issuetriage.policy import PROFILES_DIR, load_profile_dir
 
 SELECT = """\
 # Stage 1 of issuetriage: pick the issue, with no write access. Written by `issuetriage init-workflows`.
@@ -232,7 +233,6 @@ def own_checkout(here: Path | None = None) -> str | None:
 
 def check_profile(profile: str, root: Path) -> str:
     """A shipped profile name, or a folder in the repository that loads; refused otherwise."""
-    from issuetriage.policy import PROFILES_DIR, load_profile_dir
 
     if (PROFILES_DIR / profile).is_dir() and "/" not in profile:
         return profile

@@ -47,12 +47,12 @@ def add_labels(client: GitHubClient, repo: str, number: int, labels: tuple[str, 
 
 
 def comment(client: GitHubClient, repo: str, number: int, body: str) -> Comment:
-    """Post one comment; returns it as GitHub stored it.
+    """Post one comment; returns it as GitHub stored it (ours: `by_bot`).
     https://docs.github.com/en/rest/issues/comments#create-an-issue-comment"""
     owner, name = split_repo(repo)
     resp = client.call("POST", f"/repos/{repo}/issues/{number}/comments",
                        lambda: client.gh.rest.issues.create_comment(owner, name, number, body=body))
-    return to_comment(resp.json())
+    return to_comment(resp.json()).model_copy(update={"by_bot": True})
 
 
 def edit_issue(client: GitHubClient, repo: str, number: int, **fields: Any) -> dict[str, Any]:

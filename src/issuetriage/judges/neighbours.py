@@ -25,6 +25,8 @@ import numpy as np
 from issuetriage.evidence.history import History, Precedent
 from issuetriage.evidence.signals import Signals, extract_signals
 from issuetriage.judges.base import Judge, Judgment, LabelScore
+from issuetriage.judges.learned.features import FeatureConfig, fit_vocabulary, issue_tokens
+from issuetriage.judges.learned.train import TrainConfig, fit_linear, out_of_fold_scores
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
 
@@ -54,7 +56,6 @@ class TextModel:
     intercept: np.ndarray
 
     def scores(self, signals: Signals) -> dict[str, float]:
-        from issuetriage.judges.learned.features import FeatureConfig, issue_tokens
 
         x = self.vocab.matrix([issue_tokens(signals, FeatureConfig())])
         return dict(zip(self.labels, (x @ self.coef + self.intercept).ravel().tolist()))
@@ -64,8 +65,6 @@ def text_model(signals: list[Signals], golds: tuple[tuple[str, ...], ...],
                counts: Counter[str]) -> tuple[TextModel, list[dict[str, float]]]:
     """The text model fitted on every history issue, and each issue's scores from a model that
     did not see it (the learned judge's features, ridge and inner folds: learned/train.py)."""
-    from issuetriage.judges.learned.features import fit_vocabulary, issue_tokens
-    from issuetriage.judges.learned.train import TrainConfig, fit_linear, out_of_fold_scores
 
     config = TrainConfig()
     docs = [issue_tokens(s, config.features) for s in signals]

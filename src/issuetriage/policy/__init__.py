@@ -49,7 +49,9 @@ TEMPLATE_MARKER = "<!-- issuetriage:template={name} -->"
 
 def load_profile(name_or_path: str | Path = "pytorch") -> Policy:
     """A shipped profile by name, or a profile folder by path (validated: `loader.load_profile`)."""
-    from issuetriage.policy.loader import load_profile as load
+    from issuetriage.policy.loader import (
+        load_profile as load,  # lazy: start-up: the compiled profile's fast path skips pydantic validation
+    )
 
     return load(name_or_path)
 
@@ -58,7 +60,7 @@ def __getattr__(name: str) -> Any:
     """Every other name comes from `policy.loader`, imported on first use."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from issuetriage.policy import loader
+    from issuetriage.policy import loader  # lazy: start-up: the compiled profile's fast path skips pydantic validation
 
     value = getattr(loader, name)
     globals()[name] = value

@@ -10,14 +10,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from issuetriage.errors import UserError
+from issuetriage.errors import ConfigError, UserError
+from issuetriage.github.apply import GitHubApplier
+from issuetriage.github.auth import credentials_from_env
+from issuetriage.policy import load_profile
+from issuetriage.service.resolver import TokenResolver
+from issuetriage.store.sqlite import Store
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from issuetriage.github.retry import Clock
     from issuetriage.policy import Policy
-    from issuetriage.service.jobs import Jobs
+    from issuetriage.service.jobs import Jobs  # lazy: huey comes with the service extra
     from issuetriage.service.receiver import Receiver
     from issuetriage.service.resolver import Resolver
 
@@ -52,9 +57,8 @@ def open_jobs(store: str | Path, queue_url: str | None, resolver: Resolver | Non
               model: Path | None = None, clock: Clock | None = None) -> Jobs:
     """The queue (ISSUETRIAGE_QUEUE, or the embedded file next to the store) and its jobs;
     without a resolver it can list and mend the queue but not run jobs."""
-    from issuetriage.service.jobs import Jobs
-    from issuetriage.service.queue import open_huey
-    from issuetriage.store.sqlite import Store
+    from issuetriage.service.jobs import Jobs  # lazy: huey comes with the service extra
+    from issuetriage.service.queue import open_huey  # lazy: huey comes with the service extra
 
     huey = open_huey(queue_url, store)  # first: an unusable queue leaves no store behind
     Store(store).close()  # create and migrate it once (WAL mode), before any worker forks
@@ -66,35 +70,50 @@ def resolver_from_env(repos: tuple[str, ...], profile: str | None, env: Mapping[
     """App mode when `GITHUB_APP_ID` is set: every installation, each repository with its own
     profile (`ISSUETRIAGE_APP_PROFILES`, `profile` for the unmapped; None: they are refused); a budget that resets more
     than MAX_BUDGET_WAIT away puts the job back on the queue. Token mode otherwise: `repos` (default:
-    the profile's repository) as GITHUB_TOKEN with `profile`. Every wait renews the job's issue lock."""
-    from issuetriage.service.queue import MAX_BUDGET_WAIT, lock_keeping
+    the profile's repository) as GITHUB_TOKEN with `profile`, refused at once without a token.
+    Every wait renews the job's issue lock."""
+    from issuetriage.service.queue import MAX_BUDGET_WAIT, lock_keeping  # lazy: huey comes with the service extra
 
     clock = lock_keeping(clock)
     if env.get("GITHUB_APP_ID"):
-        from issuetriage.service.app_mode import AppResolver
+        from issuetriage.service.app_mode import AppResolver  # lazy: App mode only (JWT signing)
 
         if repos:
             raise UserError("--repo is for token mode (GITHUB_TOKEN); as a GitHub App the service serves "
                             "the repositories the App is installed on")
         return AppResolver.from_env(env, default_profile=profile, clock=clock, max_wait=MAX_BUDGET_WAIT)
-    from issuetriage.policy import load_profile
-    from issuetriage.service.resolver import TokenResolver
 
     if profile is None:
         raise UserError("the service as GITHUB_TOKEN needs --profile")
+    require_token(env)
     return TokenResolver(repos or (load_profile(profile).meta.repo,), profile, env, clock)
+
+
+def require_token(env: Mapping[str, str]) -> None:
+    """A one-line ConfigError, naming what to set, when token mode has no token: the service would
+    otherwise accept deliveries and turn every job into a dead letter, and its review app's
+    approvals write to GitHub too. Shadow mode also reads each issue (GitHub's GraphQL API takes no
+    anonymous calls)."""
+
+    try:
+        credentials_from_env(env)
+    except ConfigError:
+        raise ConfigError("no GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN, or log in with `gh auth "
+                          "login`) or a GitHub App (GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY); shadow mode "
+                          "reads issues too (a read-only token is enough); `serve --no-webhook` needs none") from None
 
 
 def receiver_app(receiver: Receiver, review: Starlette | None = None) -> Starlette:
     """The receiver's routes, with the review app (its own CSRF and Host checks) mounted beside
-    them at `/`."""
-    from starlette.applications import Starlette
+    them at `/`; no response may be framed (web/framing.py)."""
     from starlette.routing import Mount
+
+    from issuetriage.web.framing import Unframed  # lazy: starlette comes with the web extra
 
     routes: list[Any] = receiver.routes()
     if review is not None:
         routes.append(Mount("/", app=review))
-    return Starlette(routes=routes)
+    return Unframed(routes=routes)
 
 
 def run_workers(jobs: Jobs, workers: int, processes: bool) -> None:
@@ -109,8 +128,7 @@ def review_app(store: str | Path, policy: Policy, resolver: Resolver, reviewer: 
                allowed_hosts: list[str] | None = None) -> Starlette:
     """The review app of service mode: an approval writes where the service writes, to GitHub as
     the resolver's client for the profile's repository, through the one flow (`act/review.py`)."""
-    from issuetriage.github.apply import GitHubApplier
-    from issuetriage.web.app import create_app
+    from issuetriage.web.app import create_app  # lazy: starlette comes with the web extra
 
     return create_app(store, policy, reviewer, allowed_hosts=allowed_hosts,
                       applies_to=lambda db: GitHubApplier(resolver.client(policy.meta.repo, None)))

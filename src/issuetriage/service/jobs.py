@@ -14,9 +14,15 @@ from typing import TYPE_CHECKING, Any
 from huey import signals
 from huey.exceptions import RetryTask
 
+from issuetriage.act.live import triage_issue
+from issuetriage.evidence.followup import reporter_replied_after, waiting_since
+from issuetriage.github.apply import GitHubApplier
+from issuetriage.github.installations import BudgetExhausted
 from issuetriage.github.retry import Clock
+from issuetriage.judges.factory import get_judge
 from issuetriage.service.events import REPLY
 from issuetriage.service.queue import LOCKED_DELAY, RETRIES, RETRY_DELAY, IssueLock, pending_key
+from issuetriage.store.sqlite import Store
 
 if TYPE_CHECKING:
     from huey import Huey
@@ -24,7 +30,6 @@ if TYPE_CHECKING:
     from issuetriage.judges.base import Judge
     from issuetriage.policy import Policy
     from issuetriage.service.resolver import Resolver
-    from issuetriage.store.sqlite import Store
 
 log = logging.getLogger("issuetriage.service")
 JUDGES_PER_THREAD = 64  # as many as the repo-local profiles a process keeps (RepoProfiles)
@@ -68,7 +73,6 @@ class Jobs:
         """One try. A locked issue, or an installation budget that resets too late to wait for
         (BudgetExhausted), puts the job back (huey's RetryTask: not a failure, no try spent)
         with its lock and worker released."""
-        from issuetriage.github.installations import BudgetExhausted
 
         started = time.time()
         with IssueLock(self.huey, repo, number) as held:
@@ -92,9 +96,6 @@ class Jobs:
         stops the stale clock. After an `interrupted` attempt that left no audit row (a worker
         killed between its GitHub writes and the audit), the flow runs past the done marker:
         apply by difference writes nothing twice, and the audit row is recorded."""
-        from issuetriage.act.live import triage_issue
-        from issuetriage.evidence.followup import reporter_replied_after, waiting_since
-        from issuetriage.github.apply import GitHubApplier
 
         assert self.resolver is not None, "a worker needs a resolver"
         client = self.resolver.client(repo, installation)
@@ -136,7 +137,6 @@ class Jobs:
         before it answers (GitHub does not retry a delivery we lost); the workers' commits skip
         the fsync (a process that dies loses nothing, and the next record commit carries them to
         the disk), so the receiver never waits behind a worker's fsync."""
-        from issuetriage.store.sqlite import Store
 
         local = self._local
         if getattr(local, "pid", None) != os.getpid():  # a forked worker opens its own
@@ -149,7 +149,6 @@ class Jobs:
     def judge(self, policy: Policy) -> Judge:
         """This thread's judge for `policy`, built from the object itself: a repository's own
         profile is never looked up by its name (which may be unshipped, or a shipped one's)."""
-        from issuetriage.judges.factory import get_judge
 
         judges: OrderedDict[str, Judge] = self._local.__dict__.setdefault("judges", OrderedDict())
         key = str(policy.root)  # one folder per loaded profile (a repo-local one: its own)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from issuetriage.service.jobs import Jobs
 
 
-def render(jobs: Jobs, answers: Counter[str]) -> str:
+def render(jobs: Jobs, answers: Counter[str], cut: Counter[str] | None = None) -> str:
     stats = jobs.store().delivery_stats()
     oldest = stats["oldest_queued"]
     lines: list[str] = []
@@ -30,6 +30,9 @@ def render(jobs: Jobs, answers: Counter[str]) -> str:
            [(f'{{outcome="{k}"}}', v) for k, v in sorted(stats["outcomes"].items())])
     metric("answers_total", "counter", "This receiver's answers by outcome since it started.",
            [(f'{{outcome="{k}"}}', v) for k, v in sorted(answers.items())])
+    metric("connections_cut_total", "counter", "Connections the server closed by reason: timeout (the "
+           "request did not arrive in time), evicted (the longest waiting, for a new one), refused.",
+           [(f'{{reason="{k}"}}', v) for k, v in sorted((cut or Counter()).items())])
     metric("dead_letters", "gauge", "Jobs in the dead-letter list.", [("", len(jobs.store().dead_letters()))])
     metric("github_calls_total", "counter", "GitHub API calls spent by jobs, per installation.",
            [(f'{{installation="{k if k is not None else "token"}"}}', v)

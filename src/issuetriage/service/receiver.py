@@ -17,11 +17,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from issuetriage.errors import TriageError
+from issuetriage.errors import ConfigError, TriageError
 from issuetriage.service.events import INSTALLATION, LABEL, BadPayload, Work, classify
 from issuetriage.service.jobs import Jobs
 from issuetriage.service.metrics import render
@@ -39,6 +39,7 @@ class Receiver:
     jobs: Jobs
     max_body: int = MAX_BODY
     counts: Counter[str] = field(default_factory=Counter)
+    cut: Counter[str] = field(default_factory=Counter)  # connections the server closed (server.py), by reason
 
     def routes(self) -> list[Route]:
         return [Route("/webhook", self.webhook, methods=["POST"]),
@@ -56,7 +57,10 @@ class Receiver:
         return JSONResponse({"outcome": outcome, "message": message}, status_code=status)
 
     async def _handle(self, request: Request) -> tuple[int, str, str]:
-        body = await _read_bounded(request, self.max_body)
+        try:
+            body = await _read_bounded(request, self.max_body)
+        except ClientDisconnect:  # gone, or cut off by the server's deadline (server.py): nothing to answer
+            return 408, "disconnected", "the body did not arrive"
         if body is None:
             return 413, "too_large", f"the body is over {self.max_body} bytes"
         problem = check_signature(self.secrets, body, request.headers.get("x-hub-signature-256"))
@@ -104,7 +108,7 @@ class Receiver:
         return PlainTextResponse("ok\n")
 
     async def metrics(self, request: Request) -> Response:
-        return PlainTextResponse(render(self.jobs, self.counts), media_type="text/plain; version=0.0.4")
+        return PlainTextResponse(render(self.jobs, self.counts, self.cut), media_type="text/plain; version=0.0.4")
 
 
 def check_signature(secrets: tuple[bytes, ...], body: bytes, header: str | None) -> str | None:
@@ -141,7 +145,6 @@ def _event_id(delivery: str) -> int:
 
 def settings_secrets(current: str | None, previous: str | None) -> tuple[bytes, ...]:
     """The secrets the receiver accepts; a clear error when there is none."""
-    from issuetriage.errors import ConfigError
 
     if not current:
         raise ConfigError("GITHUB_WEBHOOK_SECRET is not set: the receiver refuses to start without "

@@ -9,8 +9,10 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from issuetriage.github.client import GitHubClient
+from issuetriage.policy import load_profile
+
 if TYPE_CHECKING:
-    from issuetriage.github.client import GitHubClient
     from issuetriage.github.retry import Clock
     from issuetriage.policy import Policy
 
@@ -58,7 +60,6 @@ class TokenResolver:
         return None
 
     def client(self, repo: str, installation_id: int | None) -> GitHubClient:
-        from issuetriage.github.client import GitHubClient
 
         if getattr(self._local, "client", None) is None:
             self._local.client = GitHubClient.from_env(self.env, repo=repo, clock=self.clock)
@@ -66,7 +67,6 @@ class TokenResolver:
         return self._local.client  # type: ignore[no-any-return]
 
     def profile(self, repo: str, client: GitHubClient) -> Policy:
-        from issuetriage.policy import load_profile
 
         if self._policy is None:
             self._policy = load_profile(self.profile_name)

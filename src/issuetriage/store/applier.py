@@ -54,7 +54,8 @@ class StoreApplier:
             return issue, ()
         comments = issue.comments
         if effects.comment:
-            comments += (Comment(author=BOT_AUTHOR, body=effects.comment, created_at=self.at or datetime.now(UTC)),)
+            comments += (Comment(author=BOT_AUTHOR, body=effects.comment, created_at=self.at or datetime.now(UTC),
+                                by_bot=True),)
         after = issue.model_copy(update={
             "labels": issue.labels + effects.labels,
             "body": effects.body if effects.body is not None else issue.body,

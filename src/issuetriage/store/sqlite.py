@@ -80,6 +80,11 @@ MIGRATIONS: list[Migration] = [
         repo TEXT NOT NULL, number INTEGER NOT NULL, installation INTEGER, kind TEXT NOT NULL,
         error TEXT NOT NULL, tries INTEGER NOT NULL, failed REAL NOT NULL, PRIMARY KEY (repo, number, kind))
 """),
+    # the bot's own comments (its markers count): from GitHub's viewerDidAuthor or the store applier;
+    # rows from before are nobody's, which fails closed (a template may be posted again, locally)
+    Migration(6, "comments: by the bot", """
+    ALTER TABLE comments ADD COLUMN by_bot INTEGER NOT NULL DEFAULT 0;
+"""),
 ]
 
 
@@ -160,8 +165,9 @@ class Store:
              int(issue.is_pull_request), int(issue.locked), transferred_to))
         self.db.execute("DELETE FROM comments WHERE repo=? AND number=?", (issue.repo, issue.number))
         self.db.executemany(
-            "INSERT INTO comments VALUES (?,?,?,?,?,?,?)",
-            [(issue.repo, issue.number, i, c.author, c.body, _iso(c.created_at), c.author_association)
+            "INSERT INTO comments (repo, number, idx, author, body, created_at, author_association, by_bot)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            [(issue.repo, issue.number, i, c.author, c.body, _iso(c.created_at), c.author_association, int(c.by_bot))
              for i, c in enumerate(issue.comments)])
 
     def get_issue(self, repo: str, number: int, *, lock: bool = False) -> Issue:
@@ -175,7 +181,7 @@ class Store:
 
     def _issue(self, row: Any) -> Issue:
         comments = [Comment(author=c["author"], body=c["body"], created_at=c["created_at"],
-                            author_association=c["author_association"])
+                            author_association=c["author_association"], by_bot=bool(c["by_bot"]))
                     for c in self.db.execute("SELECT * FROM comments WHERE repo=? AND number=? "
                                              "ORDER BY idx", (row["repo"], row["number"]))]
         return Issue(repo=row["repo"], number=row["number"], title=row["title"], body=row["body"],

@@ -24,8 +24,10 @@ try:
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, RedirectResponse, Response
     from starlette.routing import Route
+
+    from issuetriage.web.framing import Unframed
 except ImportError:  # pragma: no cover - depends on the installed extras
-    raise UserError("the review app needs starlette: pip install 'issuetriage[web]'") from None
+    raise UserError("the review app needs starlette: pip install 'issuetriage[service]'") from None
 from issuetriage.live import review
 from issuetriage.live.outcomes import check_profile
 from issuetriage.policy import Policy
@@ -101,7 +103,7 @@ def create_app(store_path: str | Path, policy: Policy, reviewer: str = "local",
               Route("/plan/{audit_id:int}/approve", with_store(approve), methods=["POST"]),
               Route("/plan/{audit_id:int}/reject", with_store(reject), methods=["POST"])]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOCAL_HOSTS)]
-    return Starlette(routes=routes, middleware=middleware)
+    return Unframed(routes=routes, middleware=middleware)  # no page may be framed (clickjacking)
 
 
 def _audit_id(request: Request) -> int:

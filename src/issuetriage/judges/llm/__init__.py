@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from issuetriage.evidence.history import History
+from issuetriage.evidence.history import History, load_history
 from issuetriage.judges.base import Judge
+from issuetriage.judges.llm.cache import AnswerCache, Recorder
 from issuetriage.judges.llm.config import LLMConfig, default_cache_dir, load_config
+from issuetriage.judges.llm.judge import HybridJudge, LLMJudge
 from issuetriage.judges.llm.prompt import DEFAULT_STYLE, PROMPT_VERSION
+from issuetriage.judges.llm.providers import make_provider
 from issuetriage.policy import Policy
 
 __all__ = ["PROMPT_VERSION", "LLMConfig", "load_config", "make_judge"]
@@ -23,13 +26,9 @@ def make_judge(config: LLMConfig, policy: Policy, offline: Judge, *, mode: Liter
     """The LLM judge (every issue asked) or the hybrid judge (only unsure ones) for `policy`'s
     repository. `offline` (built by `judges.factory` for the same profile object) supplies the
     candidates, the fallback and the hybrid's routing; nothing here loads a profile."""
-    from issuetriage.judges.llm.cache import AnswerCache, Recorder
-    from issuetriage.judges.llm.judge import HybridJudge, LLMJudge
-    from issuetriage.judges.llm.providers import make_provider
 
     repo = policy.meta.repo
     if history is None and config.history is not None:
-        from issuetriage.evidence.history import load_history
 
         history = load_history(config.history, policy)
     replaying = config.provider == "replay"  # recorded answers are never cached as bought ones

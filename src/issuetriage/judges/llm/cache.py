@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from issuetriage.judges.llm.providers import read_recordings
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
   content_hash TEXT NOT NULL,
@@ -93,7 +95,6 @@ class Recorder:
     _open_lock = threading.Lock()
 
     def __init__(self, path: Path, model: str, repo: str | None = None) -> None:
-        from issuetriage.judges.llm.providers import read_recordings
 
         self.path, self.model = path, model
         self._lock = threading.Lock()
