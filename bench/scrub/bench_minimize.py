@@ -39,7 +39,7 @@ import oracle  # noqa: E402
 from issuetriage.scrub.astedit import count_lines  # noqa: E402
 from issuetriage.scrub.expected import distinctive, parse_failure  # noqa: E402
 from issuetriage.scrub.minimize import minimize  # noqa: E402
-from issuetriage.scrub.model import RunResult  # noqa: E402
+from issuetriage.scrub.model import Budget, RunResult  # noqa: E402
 from issuetriage.scrub.outcome import Oracle, environmental  # noqa: E402
 from issuetriage.scrub.warm import imported_modules  # noqa: E402
 
@@ -87,10 +87,10 @@ class BenchOracle(Oracle):
         return ok
 
 
-def run_ours(case: Path, spec: dict, workers: int, target: int) -> dict:
+def run_ours(case: Path, spec: dict, workers: int, budget: int = Budget().oracle_calls) -> dict:
     judge = BenchOracle(spec)
     start = time.monotonic()
-    result = minimize(case.read_text(), judge, target=target, workers=workers)
+    result = minimize(case.read_text(), judge, Budget(oracle_calls=budget), workers=workers)
     took = time.monotonic() - start
     code = result.code if result else case.read_text()
     start = time.monotonic()
@@ -164,14 +164,15 @@ def main() -> int:
                         help="comma list; ours-cold adds ours with cold runs when --runner warm")
     parser.add_argument("--cap", type=float, default=300.0, help="seconds per competitor run")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--target", type=int, default=20, help="our stop size (non-import lines)")
+    parser.add_argument("--budget", type=int, default=Budget().oracle_calls,
+                        help="our oracle-call budget (we stop at a fixpoint or when it is spent)")
     parser.add_argument("--runner", choices=("cold", "warm"), default="cold",
                         help="how ours and pysource-minimize run candidates (shrinkray: always cold)")
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "scrub-bench")
     args = parser.parse_args()
     tools = args.tools.split(",")
     print(f"competitor runs capped at {args.cap:.0f} s; oracle Python {args.python}; {args.runner} runs "
-          f"for ours and pysource-minimize; ours: {args.workers} workers, target {args.target}", flush=True)
+          f"for ours and pysource-minimize; ours: {args.workers} workers, budget {args.budget} calls", flush=True)
     rows = []
     for case in sorted((HERE / "cases").glob(args.cases)):
         work = args.out / case.stem
@@ -185,10 +186,10 @@ def main() -> int:
         row = {"case": case.name, "original": count_lines(case.read_text()), "expected":
                f"{spec['exception']}: {spec['substring']}"}
         if "ours" in tools:
-            row["ours"] = run_ours(case, spec, args.workers, args.target)
+            row["ours"] = run_ours(case, spec, args.workers, args.budget)
             (work / "ours.py").write_text(row["ours"]["code"])
         if "ours-cold" in tools and spec["warm"]:  # the same minimizer, a fresh interpreter per candidate
-            row["ours-cold"] = run_ours(case, {**spec, "warm": False}, args.workers, args.target)
+            row["ours-cold"] = run_ours(case, {**spec, "warm": False}, args.workers, args.budget)
         for name, (argv, env) in competitors(args.competitors, args.psm_bin, spec, spec_path,
                                              work / "repro.py").items():
             if name not in tools:

@@ -6,8 +6,9 @@ from inside the library, the innermost frame is still there and the substring is
 literal of the candidate; timeouts are not interesting. A spec with "hang" wants a timeout; one
 with "output" wants a clean exit that prints that text (not as a literal of the candidate).
 
-With "control_python" (the fixed release's interpreter), an interesting candidate must also not
-be interesting there: a forged failure fails on both.
+With "control_python" (the fixed release's interpreter), an interesting candidate must also pass
+there (the differential oracle scrub uses when the fix is known): exit 0, and for an output spec
+without printing the wrong output.
 
 CLI (for shrinkray): python oracle.py SPEC.json FILE → exit 0 when interesting. Each call appends
 one byte to SPEC's "counter" file and keeps the smallest interesting candidate in "best".
@@ -131,13 +132,14 @@ def interesting(code: str, spec: dict) -> bool:
 
 
 def on_control(code: str, spec: dict) -> bool:
-    """With a "control_python" (the fixed release), a candidate that fails the same way there too
-    shows no bug of the library: it is not interesting."""
+    """With a "control_python" (the fixed release): True when the candidate does not pass there,
+    so it does not show the difference the fix made and is not interesting."""
     if not spec.get("control_python"):
         return False
     control = {**spec, "python": spec["control_python"], "control_python": None}
-    returncode, stderr, stdout = run(code, control)
-    return verdict(code, stderr, returncode, control, stdout)
+    returncode, _, stdout = run(code, control)
+    shown = bool(spec.get("output")) and " ".join(spec["output"].split()) in " ".join(stdout.split())
+    return returncode != 0 or shown
 
 
 def size(code: str) -> tuple[int, int]:

@@ -5,7 +5,7 @@ import pytest
 from scrub_helpers import fake_library
 
 from issuetriage.scrub.bisect import bisect, parse_interpreters, version_key
-from issuetriage.scrub.model import Expected, Outcome
+from issuetriage.scrub.model import Expected, Interpreter, Outcome
 from issuetriage.scrub.outcome import classify
 from issuetriage.scrub.sandbox import run_script
 
@@ -28,6 +28,15 @@ def test_bisect_finds_first_fixed_version_over_fake_library_versions(tmp_path):
     assert result.first_changed == "fakelib-2.0" and result.last_same == "fakelib-1.6"
     assert dict(result.outcomes)["fakelib-2.0"] == "passes"
     assert len(log) < len(versions)
+
+
+def test_bisect_finds_the_fix_after_an_older_release_that_errors_differently():
+    # the repro needs an API from 1.2 (older releases fail differently), the bug is fixed in 1.6
+    outcomes = [Outcome.DIFFERENT_ERROR] * 2 + [Outcome.SAME_ERROR] * 4 + [Outcome.PASSES] * 3
+    interps = [Interpreter(f"lib-1.{k}", Path(sys.executable)) for k in range(len(outcomes))]
+    result = bisect(interps, lambda i: outcomes[int(i.label.split(".")[1])], parallel=1)
+    assert (result.last_same, result.first_changed) == ("lib-1.5", "lib-1.6")
+    assert dict(result.outcomes)["lib-1.2"] == "same_error"  # the first change, found on the way
 
 
 def test_bisect_reports_no_change_when_all_versions_agree(tmp_path):

@@ -55,6 +55,6 @@ def test_minimization_leaves_no_write_only_junk(fakelib):
     oracle = Oracle(lambda code: run_script(code, fakelib, isolation=None), expected, from_library=True)
     bloated = ("from fakelib import combine\nsettings = {'size': 2}\nsettings['extra'] = 1\n"
                "settings.update(verbose=False)\nleft = [1, 2]\nright = [3]\ncombine(left, right)\n")
-    result = minimize(bloated, oracle, target=1, workers=2)
+    result = minimize(bloated, oracle, workers=2)
     assert "settings" not in result.code and "combine(" in result.code
     assert result.stopped

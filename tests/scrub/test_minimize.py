@@ -86,7 +86,7 @@ def test_minimized_repro_keeps_the_exact_failure_and_the_names(fakelib):
     run = lambda code: run_script(code, fakelib, isolation=None)
     original = run(BLOATED)
     oracle = Oracle(run, EXPECTED, in_library(parse_failure(original.stderr, SCRIPT)))
-    result = minimize(BLOATED, oracle, target=0, workers=2)
+    result = minimize(BLOATED, oracle, workers=2)
     assert result is not None and result.lines <= 10 < count_lines(BLOATED)
     final = run(result.code)
     assert classify(final, EXPECTED) is Outcome.SAME_ERROR
@@ -150,6 +150,6 @@ print(Report([{"a": 1, "b": 2}, {"c": 3}]).build())
 def test_a_failing_call_with_self_contained_arguments_is_hoisted_out_of_its_context(fakelib):
     run = lambda code: run_script(code, fakelib, isolation=None)
     oracle = Oracle(run, EXPECTED, True)
-    result = minimize(NESTED, oracle, target=0, workers=2)
+    result = minimize(NESTED, oracle, workers=2)
     assert result.code == "from fakelib import combine\ncombine([], [3])\n"  # the literal pass shrank it after
     assert "hoist the failing call" in result.passes

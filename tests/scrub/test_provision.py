@@ -90,8 +90,10 @@ def test_a_fixed_bug_is_minimized_on_the_last_affected_release(tmp_path):
     interps = tuple(version_interpreters("tinylib=1.1,1.2,1.3", (), provisioner))
     report = scrub(_issue(), Options(interpreters=interps, isolation=None, runs=1, provisioner=provisioner, workers=2))
     assert report.outcome is Outcome.PASSES and report.minimized_on == "tinylib-1.2"
-    assert report.minimize_note.endswith("also checked not to fail on tinylib-1.3")
+    assert report.minimize_note.endswith("failed as reported and passed on tinylib-1.3")
     assert report.minimized.lines < report.original_lines
+    assert (report.verified.how, report.verified.affected, report.verified.fixed) == \
+        ("differential", "tinylib-1.2", "tinylib-1.3")
 
 
 def test_unknown_package_or_version_and_unreachable_index_are_one_line_errors(tmp_path):

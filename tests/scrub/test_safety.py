@@ -53,6 +53,14 @@ MALICIOUS = [
     ("environment", "import os\nos.environ.update({'PATH': '/tmp'})"),
     ("environment", "import sys\nsys.path.insert(0, '/tmp/evil')"),
     ("syntax", "def broken(:\n  pass"),
+    # writes outside the run's folders stay findings, however the path is built
+    ("file_write", "import tempfile\nd = tempfile.mkdtemp()\nd = '/etc'\nopen(d + '/x', 'w')"),
+    ("file_write", "import tempfile, os\nd = tempfile.mkdtemp()\nopen(os.path.join(d, '..', '..', 'etc', 'x'), 'w')"),
+    ("file_write", "def save(p):\n    open(p, 'w')"),
+    ("file_write", "p = 'out.txt'\np += '/../../etc/x'\nopen(p, 'w')"),
+    ("file_write", "p = '/etc/cron.d/x'\nopen(p, 'w')"),
+    ("file_write", "import tempfile\nd = tempfile.mkdtemp()\nif (d := '/etc'):\n    open(d + '/x', 'w')"),
+    ("file_write", "from pathlib import Path\n(Path.home() / 'x').write_text('x')"),
 ]
 
 BENIGN = [
@@ -72,6 +80,17 @@ BENIGN = [
     "from urllib.parse import urlparse, urlunparse\nu = urlparse('http://[::1]:8000/')\nprint(urlunparse(u))",
     "from urllib import parse\nprint(parse.unquote('%5B'))",
     "s = 'tensor shapes: (2, 3) and (3, 4)'\nprint(s.encode().decode('utf-8'))",
+    # writes in the run's own temp and working folders (#27: benign writes run)
+    "import os, tempfile\nwith tempfile.TemporaryDirectory() as d:\n    path = os.path.join(d, 'a.toml')\n"
+    "    with open(path, 'w') as f:\n        f.write('x')",
+    "import tempfile, os\nroot = tempfile.mkdtemp()\nout = os.path.join(root, 'cfg')\nos.makedirs(out)\n"
+    "open(os.path.join(out, 'a'), 'w').write('x')",
+    "import tempfile\nwith tempfile.NamedTemporaryFile('w', delete=False) as f:\n    name = f.name\n"
+    "with open(name, 'w') as g:\n    g.write('y')",
+    "import os\nopen(os.path.join(os.getcwd(), 'out.txt'), 'w').write('x')",
+    "from pathlib import Path\n(Path.cwd() / 'out.txt').write_text('x')",
+    "import tempfile, os\np = os.path.join(tempfile.gettempdir(), 'scrub.txt')\nopen(p, 'w').write('x')",
+    "name = 'out.txt'\nopen(name, 'w').write('x')",
 ]
 
 

@@ -4,11 +4,19 @@ Each entry names the package, the last affected and the first fixed release (fro
 project's changelog, and checked here by running the repro on both), a version range for
 bisection, the failure kind, how the reporter shows the failure (`form`), and the issue prose.
 The repro is `repros/<id>.py`, written by us, bloated on purpose (50-150 lines).
-`half` splits the set up front: "A" may be looked at while tuning, "B" is held out.
+`half` splits the set up front: "A" may be looked at while tuning, "B" is held out. "X" are
+three bloated repros of our own making around bugs of the set, as a user would paste them (one
+with a chained KeyError), for the comparison with pysource-minimize. "C" are ten
+bugs added for issue #27 after the scrub changes were written and never used to tune them
+(reported apart). `allow` names the safety rules a human allows after reading the repro (the
+HTTP libraries' repros import a network package but never connect). The smallest known script
+for each bug is `smallest/<id>.py` (written from the fix's report or regression test and checked
+here to fail as reported on the affected release and pass on the fixed one).
 
 form: traceback (full, pasted from the affected run), tail (the traceback without its header,
 the last lines only), check (the script prints a boolean check), output (expected vs actual
-blocks), hang (prose only: it never finishes).
+blocks), hang (prose only: it never finishes), interrupt (the KeyboardInterrupt traceback of a
+run stopped with Ctrl-C after a few seconds).
 """
 
 BUGS = [
@@ -130,4 +138,66 @@ BUGS = [
          title="parse_options_header hangs on a crafted Content-Type",
          prose="A scanner sent a Content-Type with a quote followed by many backslashes; the upload "
                "worker is stuck in parse_options_header and never returns."),
+    # ---- half C: added for #27, never tuned on ----
+    dict(id="zipp_double_slash_hang", package="zipp", affected="3.19.0", fixed="3.19.1",
+         range=">=3.17.0,<=3.19.2", kind="hang", form="interrupt", half="C",
+         title="Path.iterdir() never returns for a member whose name starts with //",
+         prose="Listing an archive from a partner's exporter hangs; I had to press Ctrl-C:"),
+    dict(id="urllib3_authority_redos", package="urllib3", affected="1.26.4", fixed="1.26.5",
+         range=">=1.26.0,<=1.26.6", kind="hang", form="hang", half="C", allow=("network",),
+         title="parse_url() takes forever on a URL with many @ in the authority",
+         prose="Our crawler's URL filter never returns on a link scraped from a spam page; the worker "
+               "sits at 100% CPU until it is killed. No request is made: it is stuck in parse_url."),
+    dict(id="sqlparse_backslash_redos", package="sqlparse", affected="0.4.3", fixed="0.4.4",
+         range=">=0.4.1,<=0.5.0", kind="hang", form="interrupt", half="C",
+         title="parse() hangs on an unclosed string full of backslashes",
+         prose="The linter hangs when a user pastes a Windows path into an unterminated string. "
+               "Interrupted after a few seconds:"),
+    dict(id="requests_proxy_auth_https", package="requests", affected="2.30.0", fixed="2.31.0",
+         range=">=2.27.0,<=2.31.0", kind="wrong result", form="traceback", half="C",
+         allow=("network", "obfuscation"),
+         title="rebuild_proxies adds Proxy-Authorization to HTTPS requests",
+         prose="The proxy credentials are added as a header of an HTTPS request, where they travel to "
+               "the destination inside the tunnel. The assert at the end fails:"),
+    dict(id="werkzeug_nameless_cookie", package="werkzeug", affected="2.2.2", fixed="2.2.3",
+         range=">=2.1.0,<=2.2.3", kind="wrong result", form="tail", half="C",
+         title="parse_cookie reads `=__Host-x=y` as a __Host- cookie",
+         prose="A nameless cookie sent by a sibling subdomain shadows our __Host- session cookie. End of the output:"),
+    dict(id="jinja2_xmlattr_space", package="jinja2", affected="3.1.2", fixed="3.1.3",
+         range=">=3.0.0,<=3.1.3", kind="wrong result", form="traceback", half="C",
+         title="xmlattr writes keys with spaces, injecting attributes",
+         prose="A user-editable attribute name with a space in it ends up as extra attributes in the page:"),
+    dict(id="tomlkit_replace_table_scalar", package="tomlkit", affected="0.15.0", fixed="0.15.1",
+         range=">=0.13.0,<=0.15.2", kind="wrong result", form="traceback", half="C",
+         title="a table replaced by a plain value is written inside the previous table",
+         prose="Switching a section off (`doc['cache'] = False`) writes `cache = false` under [server]; "
+               "reading the file back gives a different document:"),
+    dict(id="tomlkit_dotted_keys_indexerror", package="tomlkit", affected="0.11.7", fixed="0.11.8",
+         range=">=0.11.4,<=0.12.0", kind="exception", form="tail", half="C",
+         title="IndexError when adding two dotted keys after a plain key",
+         prose="Generating a pyproject with ruff's dotted options fails. Last lines:"),
+    dict(id="tomlkit_aot_subtable_parse", package="tomlkit", affected="0.15.0", fixed="0.15.1",
+         range=">=0.14.0,<=0.15.2", kind="exception", form="traceback", half="C",
+         title="valid document with a sub-table of an array of tables after another table is rejected",
+         prose="Our catalog loader rejects a valid file (tomllib reads it):"),
+    dict(id="click_empty_default_help", package="click", affected="8.1.7", fixed="8.1.8",
+         range=">=8.1.3,<=8.2.0", kind="wrong result", form="output", half="C",
+         title="an empty string default is not shown in --help",
+         prose="With show_default=True the empty separator's default is left out of the help.",
+         expected_output='--sep TEXT       Field separator.  [default: ""]\nsep=\'\' quote=\'"\' limit=5',
+         actual_output='--sep TEXT       Field separator.\nsep=\'\' quote=\'"\' limit=5'),
+    # ---- X: bloated repros of our own making around small bugs (issue #27's comparison) ----
+    dict(id="bloated_settings_chained_keyerror", package="tomlkit", affected="0.15.0", fixed="0.15.1",
+         range=">=0.14.0,<=0.15.2", kind="exception", form="traceback", half="X",
+         title="settings loader dies with KeyError after disabling a section",
+         prose="Disabling the cache section from the command line makes the service crash at start-up:"),
+    dict(id="bloated_session_cookie_check", package="werkzeug", affected="2.2.2", fixed="2.2.3",
+         range=">=2.1.0,<=2.2.3", kind="wrong result", form="check", half="X", allow=("network",),
+         title="a nameless cookie passes our __Host- session check",
+         prose="The request with only a nameless cookie from a sibling subdomain is let in. The last line "
+               "should print True."),
+    dict(id="bloated_pyproject_generator", package="tomlkit", affected="0.11.7", fixed="0.11.8",
+         range=">=0.11.4,<=0.12.0", kind="exception", form="traceback", half="X",
+         title="pyproject generator crashes on ruff's dotted options",
+         prose="Our monorepo generator fails for the search service:"),
 ]

@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
-import re
+import re2
 
 from issuetriage.models import Issue
 from issuetriage.scrub.model import Stop
 
 # (label a human would add, label names that already mean it, title/body pattern)
-_NOT_A_BUG: tuple[tuple[str, frozenset[str], re.Pattern[str]], ...] = (
+_NOT_A_BUG: tuple[tuple[str, frozenset[str], re2._Regexp], ...] = (
     ("tracker", frozenset({"tracker", "module: tracker"}),
-     re.compile(r"^\s*\[?(tracker|tracking issue|umbrella)\b|\btracking issue\b", re.I | re.M)),
+     re2.compile(r"(?im)^\s*\[?(tracker|tracking issue|umbrella)\b|\btracking issue\b")),
     ("feature", frozenset({"feature", "enhancement", "function request"}),
-     re.compile(r"^\s*\[?(feature( request)?|rfc|proposal)\]?\b|^#+\s*🚀 the feature", re.I | re.M)),
+     re2.compile(r"(?im)^\s*\[?(feature( request)?|rfc|proposal)\]?\b|^#+\s*🚀 the feature")),
     ("question", frozenset({"question", "triaged: question"}),
-     re.compile(r"^\s*\[?(question|help)\]?[:\]]", re.I | re.M)),
+     re2.compile(r"(?im)^\s*\[?(question|help)\]?[:\]]")),
 )
-_DUPLICATE = re.compile(r"\bduplicate (of|to) #\d+", re.I)
-_GPU = re.compile(
+_DUPLICATE = re2.compile(r"(?i)\bduplicate (of|to) #\d+")
+_GPU = re2.compile(
     r"\b(A100|H100|H200|B200|V100|A10G?|L4|L40S?|T4|RTX ?\d{4}|GTX ?\d{3,4}|MI\d{3}X?|"
     r"TPU|Gaudi|HPU|Jetson)\b")
-_MULTI_NODE = re.compile(r"\bmulti[- ]?node\b|--nnodes[ =]([2-9]|\d\d)|\bnnodes\s*=\s*([2-9]|\d\d)", re.I)
-_NEEDS_GPU = re.compile(r"\.cuda\(|device\s*=\s*['\"]cuda|['\"]cuda(:\d)?['\"]|\.to\(['\"](cuda|mps|xpu)")
+_MULTI_NODE = re2.compile(r"(?i)\bmulti[- ]?node\b|--nnodes[ =]([2-9]|\d\d)|\bnnodes\s*=\s*([2-9]|\d\d)")
+_NEEDS_GPU = re2.compile(r"\.cuda\(|device\s*=\s*['\"]cuda|['\"]cuda(:\d)?['\"]|\.to\(['\"](cuda|mps|xpu)")
 
 
 def screen(issue: Issue, script: str | None = None, have_gpu: bool = False) -> Stop | None:

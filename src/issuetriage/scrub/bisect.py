@@ -1,4 +1,4 @@
-"""Find the first version whose outcome differs, probing 2-3 interpreters per round in parallel."""
+"""Find the version whose outcome changes to the newest one's, probing 2-3 interpreters per round in parallel."""
 
 from __future__ import annotations
 
@@ -63,7 +63,12 @@ def conda_interpreters(roots: Sequence[str] = _CONDA_ROOTS) -> list[Interpreter]
 
 def bisect(interps: Sequence[Interpreter], outcome_of: Callable[[Interpreter], Outcome],
            parallel: int = 3) -> BisectResult:
-    """First interpreter (in version order) whose outcome differs from the oldest one's."""
+    """The change nearest the newest outcome: the first interpreter (in version order) whose outcome
+    differs from the oldest one's, then, while that is not yet the newest's outcome, the first that
+    differs from it. A repro that needs an API newer than the range's start errors differently
+    there, fails from the release that added the API and passes from the fix: the fix is the
+    boundary that says whether the issue is fixed, and the release that passes next to it is the
+    differential oracle's control."""
     seen: dict[str, Outcome] = {}
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         def probe(batch: list[Interpreter]) -> None:
@@ -71,23 +76,34 @@ def bisect(interps: Sequence[Interpreter], outcome_of: Callable[[Interpreter], O
             for interp, outcome in zip(todo, pool.map(outcome_of, todo)):
                 seen[interp.label] = outcome
 
-        probe([interps[0], interps[-1]])
-        lo, hi = 0, len(interps) - 1
-        base = seen[interps[0].label]
-        if seen[interps[-1].label] == base:
-            probe(list(interps[1:-1])[:parallel])
-            changed = [k for k in range(1, hi) if interps[k].label in seen
-                       and seen[interps[k].label] != base]
-            if not changed:
-                return _result(interps, seen, None, hi)
-            hi = changed[0]
-        while hi - lo > 1:
-            points = sorted({lo + (hi - lo) * i // (parallel + 1) for i in range(1, parallel + 1)} - {lo, hi})
-            probe([interps[k] for k in points])
-            first = next((k for k in points if seen[interps[k].label] != base), hi)
-            lo = max([lo] + [k for k in points if k < first])
-            hi = first
-    return _result(interps, seen, hi, lo)
+        start = 0
+        while True:
+            hi, lo = _first_change(interps[start:], seen, probe, parallel)
+            if hi is None or seen[interps[start + hi].label] == seen[interps[-1].label]:
+                break
+            start += hi
+    return _result(interps, seen, None if hi is None else start + hi, start + lo)
+
+
+def _first_change(interps: Sequence[Interpreter], seen: dict[str, Outcome],
+                  probe: Callable[[list[Interpreter]], None], parallel: int) -> tuple[int | None, int]:
+    """(first index whose outcome differs from the first one's, the index before it)."""
+    probe([interps[0], interps[-1]])
+    lo, hi = 0, len(interps) - 1
+    base = seen[interps[0].label]
+    if seen[interps[-1].label] == base:
+        probe(list(interps[1:-1])[:parallel])
+        changed = [k for k in range(1, hi) if interps[k].label in seen and seen[interps[k].label] != base]
+        if not changed:
+            return None, hi
+        hi = changed[0]
+    while hi - lo > 1:
+        points = sorted({lo + (hi - lo) * i // (parallel + 1) for i in range(1, parallel + 1)} - {lo, hi})
+        probe([interps[k] for k in points])
+        first = next((k for k in points if seen[interps[k].label] != base), hi)
+        lo = max([lo] + [k for k in points if k < first])
+        hi = first
+    return hi, lo
 
 
 def _result(interps: Sequence[Interpreter], seen: dict[str, Outcome], hi: int | None,

@@ -1,49 +1,43 @@
-"""What failure proves the bug: parsed from the issue's traceback, or an assertion we add."""
+"""What failure proves the bug: parsed from the issue's traceback, or an assertion we add.
+
+Issue text is hostile: every pattern here runs on RE2 (linear time), never with backtracking.
+"""
 
 from __future__ import annotations
 
 import ast
-import re
+
+import re2
 
 from issuetriage.scrub.model import Expected, Failure
 
-_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
-_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failed|"
-                       r"Failure|Unsupported|Iteration|[A-Z]\w*))(?::\s?(.*))?$")
-_CRASH = re.compile(r"Segmentation fault|Fatal Python error|core dumped|SIGSEGV|SIGABRT|Aborted",
-                    re.I)
-_VOLATILE = re.compile(
+_FRAME = re2.compile(r'^\s*File "([^"]+)", line (\d+)')
+_EXC_LINE = re2.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failed|"
+                        r"Failure|Unsupported|Iteration|[A-Z]\w*))(?::\s?(.*))?$")
+_CRASH = re2.compile(r"(?i)Segmentation fault|Fatal Python error|core dumped|SIGSEGV|SIGABRT|Aborted")
+_VOLATILE = re2.compile(
     r"0x[0-9a-fA-F]+|\b\d+(\.\d+)?\b|'[^']*'|\"[^\"]*\"|`[^`]*`|\([^()]*\)|\[[^\[\]]*\]|"
     r"(/[\w.\-]+){2,}|\b[\w.\-]+\.py\b|<[^<>]*>|[:;,=]")
 _GENERIC = {"error", "failed", "exception", "unknown error", "an error occurred"}
+_CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
+_HEADER = "Traceback (most recent call last)"
 
 
 def parse_failure(text: str, script_name: str = "repro.py") -> Failure | None:
-    """The exception at the end of the last traceback in `text` (a log or stderr), if any.
+    """The exception at the end of the last traceback in `text` (a log or stderr), if any, with
+    the classes of the exceptions it was chained to.
 
     A traceback without its `Traceback (most recent call last):` header counts too: users paste
     the tail, and a deep recursion's header falls out of a run's stderr tail.
     """
     lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if "Traceback (most recent call last)" in line]
+    starts = [i for i, line in enumerate(lines) if _HEADER in line]
     first_frame = next((i for i, line in enumerate(lines) if _FRAME.match(line)), None)
     start = starts[-1] + 1 if starts else first_frame
     if start is None:
         return _bare_exception(lines)
     frames: list[tuple[str, int]] = []
-    exc_at = None
-    for i in range(start, len(lines)):
-        match = _FRAME.match(lines[i])
-        if match:
-            frames.append((match.group(1), int(match.group(2))))
-            continue
-        stripped = lines[i].strip()
-        if lines[i][:1] not in (" ", "\t", "") and _EXC_LINE.match(stripped):
-            exc_at = i
-            if lines[i].startswith(("During handling", "The above exception")):
-                exc_at = None
-                continue
-            break
+    exc_at = _exception_line(lines, start, frames)
     if exc_at is None:
         return None if starts else _bare_exception(lines)
     match = _EXC_LINE.match(lines[exc_at].strip())
@@ -51,10 +45,47 @@ def parse_failure(text: str, script_name: str = "repro.py") -> Failure | None:
     message = "\n".join([match.group(2) or ""] + _continuation(lines[exc_at + 1:])).strip()
     script_lines = [n for f, n in frames if f.endswith(script_name)]
     return Failure(match.group(1), message, frames[-1][0] if frames else None,
-                   script_lines[-1] if script_lines else None, tuple(script_lines))
+                   script_lines[-1] if script_lines else None, tuple(script_lines),
+                   _chain(lines, (starts[-1] if starts else start) - 1))
 
 
-_STRICT_EXC = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning))(?::\s?(.*))?$")
+def _exception_line(lines: list[str], start: int, frames: list[tuple[str, int]] | None = None) -> int | None:
+    """Index of the exception line that ends the traceback whose frames begin at `start`."""
+    for i in range(start, len(lines)):
+        match = _FRAME.match(lines[i])
+        if match:
+            if frames is not None:
+                frames.append((match.group(1), int(match.group(2))))
+            continue
+        if lines[i][:1] not in (" ", "\t", "") and not lines[i].startswith(_CHAINED) \
+                and _EXC_LINE.match(lines[i].strip()):
+            return i
+    return None
+
+
+def _chain(lines: list[str], before: int) -> tuple[str, ...]:
+    """Classes of the exceptions a traceback ending just after `before` is chained to, walking
+    back over "During handling of..." / "The above exception was the direct cause..." lines."""
+    found: list[str] = []
+    i = before
+    while len(found) < 20:
+        while i >= 0 and not lines[i].strip():
+            i -= 1
+        if i < 0 or not lines[i].startswith(_CHAINED):
+            break
+        header = next((j for j in range(i - 1, -1, -1) if _HEADER in lines[j]), None)
+        if header is None:
+            break
+        at = _exception_line(lines[:i], header + 1)
+        match = _EXC_LINE.match(lines[at].strip()) if at is not None else None
+        if match is None:
+            break
+        found.insert(0, match.group(1))
+        i = header - 1
+    return tuple(found)
+
+
+_STRICT_EXC = re2.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning))(?::\s?(.*))?$")
 
 
 def _bare_exception(lines: list[str]) -> Failure | None:
@@ -70,7 +101,7 @@ def _continuation(lines: list[str]) -> list[str]:
     """Message lines after the exception line, up to a blank line or another traceback."""
     kept = []
     for line in lines[:20]:
-        if not line.strip() or line.startswith(("Traceback", "During handling", "The above")):
+        if not line.strip() or line.startswith(("Traceback", *_CHAINED)):
             break
         kept.append(line)
     return kept
@@ -87,31 +118,39 @@ def distinctive(message: str) -> str:
     fragments = [f.strip(" .-") for f in _VOLATILE.split(first) if f]
     fragments = [f for f in fragments if len(f.split()) >= 2 and f.lower() not in _GENERIC]
     if not fragments:
-        words = [w for w in re.split(r"\s+", first) if len(w) > 3 and not re.search(r"\d", w)]
+        words = [w for w in first.split() if len(w) > 3 and not any(c.isdigit() for c in w)]
         return max(words, key=len) if words else ""
     return max(fragments, key=len)
 
 
-_WARNING_LINE = re.compile(r"^\s*\S+:\d+: ([A-Z]\w*Warning): (.+)$", re.M)
-_SIGNALS = ((re.compile(r"Segmentation fault|SIGSEGV|signal 11\b", re.I), 11),
-            (re.compile(r"\bAborted\b|SIGABRT|signal 6\b", re.I), 6),
-            (re.compile(r"Bus error|SIGBUS", re.I), 7),
-            (re.compile(r"Illegal instruction|SIGILL", re.I), 4),
-            (re.compile(r"Floating point exception|SIGFPE", re.I), 8))
-_HANG = re.compile(r"\b(hangs?|hanging|hung|never (returns|finishes|terminates|completes)|infinite loop|"
-                   r"runs forever|takes forever|stuck|does not terminate|doesn't terminate|"
-                   r"catastrophic backtracking)\b", re.I)
+_WARNING_LINE = re2.compile(r"(?m)^\s*\S+:\d+: ([A-Z]\w*Warning): (.+)$")
+_SIGNALS = ((re2.compile(r"(?i)Segmentation fault|SIGSEGV|signal 11\b"), 11),
+            (re2.compile(r"(?i)\bAborted\b|SIGABRT|signal 6\b"), 6),
+            (re2.compile(r"(?i)Bus error|SIGBUS"), 7),
+            (re2.compile(r"(?i)Illegal instruction|SIGILL"), 4),
+            (re2.compile(r"(?i)Floating point exception|SIGFPE"), 8))
+_HANG = re2.compile(r"(?i)\b(hangs?|hanging|hung|never (returns|finishes|terminates|completes)|infinite loop|"
+                    r"runs forever|takes forever|stuck|does not terminate|doesn't terminate|"
+                    r"catastrophic backtracking)\b")
+# Output that shows the run was stopped from outside: ^C, faulthandler's dump_traceback_later
+# banner, pytest-timeout, timeout-decorator.
+_STOPPED = re2.compile(r"(?m)^\s*\^C\s*$|^Timeout \(\d+:\d\d:\d\d\)!|Failed: Timeout >|^\++ Timeout \++\s*$|"
+                       r"TimeoutError: 'Timed Out'")
+_INTERRUPTS = {"KeyboardInterrupt", "FunctionTimedOut"}  # raised into a script that was stopped
 _STEMS = {"RecursionError": "maximum recursion depth exceeded"}  # its tail varies with the call
 
 
 def expected_from_text(text: str) -> Expected | None:
-    """The expected failure from an issue's text, in order: its last (possibly partial or
-    chained) traceback, a warning line, a crash by signal, a hang, or wrong output."""
+    """The expected failure from an issue's text, in order: a hang shown by an interrupt or
+    timeout, its last (possibly partial or chained) traceback, a warning line, a crash by signal,
+    a hang in prose, or wrong output."""
     failure = parse_failure(text, script_name=".py")
+    name = (failure.exception or "").rsplit(".", 1)[-1] if failure else ""
+    if name in _INTERRUPTS or _STOPPED.search(text):
+        return Expected(None, "", source="hang", hang=True)
     if failure is not None and failure.exception:
-        name = failure.exception.rsplit(".", 1)[-1]
         return Expected(failure.exception, _STEMS.get(name) or distinctive(failure.message),
-                        source="traceback")
+                        source="traceback", chain=failure.chain)
     warning = _WARNING_LINE.search(text)
     if warning:
         return Expected(warning.group(1), distinctive(warning.group(2)), source="warning")
@@ -121,6 +160,10 @@ def expected_from_text(text: str) -> Expected | None:
     if _HANG.search(text):
         return Expected(None, "", source="hang", hang=True)
     return None
+
+
+_WANTED = re2.compile(r"\bexpected\b|\bshould\b")
+_ACTUAL = re2.compile(r"\b(actual|got|instead|but|output|prints?)\b")
 
 
 def expected_output(blocks: list[tuple[str, str]]) -> Expected | None:
@@ -133,9 +176,9 @@ def expected_output(blocks: list[tuple[str, str]]) -> Expected | None:
         lead = before.strip().splitlines()[-1].lower() if before.strip() else ""
         if not body.strip():
             continue
-        if re.search(r"\bexpected\b|\bshould\b", lead) and wanted is None:
+        if _WANTED.search(lead) and wanted is None:
             wanted = body.strip()
-        elif re.search(r"\b(actual|got|instead|but|output|prints?)\b", lead) and actual is None:
+        elif _ACTUAL.search(lead) and actual is None:
             actual = body.strip()
     if wanted is None or actual is None or wanted == actual:
         return None
@@ -144,7 +187,7 @@ def expected_output(blocks: list[tuple[str, str]]) -> Expected | None:
 
 def warning_filter(expected: Expected) -> str:
     """Lines that turn the reported warning into an error, so the run fails while it is emitted."""
-    pattern = ".*" + re.escape(expected.substring)
+    pattern = ".*" + re2.escape(expected.substring)
     return f"import warnings\nwarnings.filterwarnings('error', {pattern!r})\n"
 
 

@@ -7,6 +7,7 @@ made through one `Runner` seam (the sandbox by default, a fake in tests).
 from __future__ import annotations
 
 import contextlib
+import shutil
 import statistics
 import sys
 from collections import Counter
@@ -30,6 +31,7 @@ from issuetriage.scrub.expected import (
 from issuetriage.scrub.minimize import minimize
 from issuetriage.scrub.model import (
     BisectResult,
+    Budget,
     Expected,
     Finding,
     Interpreter,
@@ -39,11 +41,13 @@ from issuetriage.scrub.model import (
     ReproSource,
     RunResult,
     Stop,
+    Verified,
 )
 from issuetriage.scrub.outcome import Oracle, classify, environmental, in_library
 from issuetriage.scrub.provision import Provisioner
 from issuetriage.scrub.safety import review
 from issuetriage.scrub.sandbox import SCRIPT, run_script
+from issuetriage.scrub.standin import package_under_test, stand_in, stand_in_folder
 from issuetriage.scrub.warm import WarmRunner, imported_modules
 
 Runner = Callable[[str, Interpreter, Limits, int], RunResult]
@@ -59,7 +63,7 @@ class Options:
     limits: Limits = Limits()
     runs: int = 3
     minimize: bool = True
-    target_lines: int = 20
+    budget: Budget = Budget()  # minimization runs to a fixpoint or until this is spent
     workers: int = 3
     have_gpu: bool = False
     warm: bool = True  # minimize through fork servers (scrub/warm.py); only with the sandbox runner
@@ -87,6 +91,7 @@ class ScrubReport:
     minimized: MinimizeResult | None = None
     minimized_on: str | None = None
     minimize_note: str = ""  # why minimization was skipped, or why it stopped
+    verified: Verified | None = None  # how the minimized script was shown to test the bug
     script: str = ""
     triggers: tuple[str, ...] = field(default=())
 
@@ -233,29 +238,75 @@ def _learned(result: RunResult) -> Expected | None:
         return None
     if failure is None or not failure.exception:
         return Expected(None, "", crash=True, source="first run") if result.signal else None
-    return Expected(failure.exception, distinctive(failure.message), source="first run")
+    return Expected(failure.exception, distinctive(failure.message), source="first run", chain=failure.chain)
+
+
+@dataclass(frozen=True)
+class _Checks:
+    """What every kept candidate is checked against besides the affected release."""
+
+    control: Interpreter | None = None  # the fixing release (differential oracle)
+    stand_in: Interpreter | None = None  # the package replaced by an empty stand-in
+    names: tuple[str, ...] = ()
+
+    def verified(self, affected: Interpreter) -> Verified | None:
+        if self.control is not None:
+            return Verified("differential", affected.label, self.control.label)
+        if self.stand_in is not None:
+            return Verified("stand-in", affected.label, packages=self.names)
+        return None
 
 
 def _minimized(report: ScrubReport, interp: Interpreter, options: Options, runner: Runner,
                expected: Expected, control: Interpreter | None = None) -> ScrubReport:
-    """Minimize on `interp`; with a `control` (a release where the bug is gone) every candidate
-    must also not fail the same way there, so a forged failure cannot pass for the bug."""
+    """Minimize on `interp`. With a `control` (the release that fixed it) every kept candidate must
+    fail there as reported and pass on the control; without one it must not fail the same way with
+    the package replaced by an empty stand-in. Either way a candidate that does not test the
+    package's bug cannot be kept."""
     first = report.runs[0][2]
+    failure = parse_failure(first.stderr, SCRIPT)
+    names = package_under_test(report.script, failure, _distribution(interp))
+    folder = stand_in_folder() if control is None and names else None
+    try:
+        checks = _Checks(control, stand_in(interp, names, folder) if folder else None, names)
+        return _minimize_checked(report, interp, options, runner, expected, checks, in_library(failure))
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _minimize_checked(report: ScrubReport, interp: Interpreter, options: Options, runner: Runner,
+                      expected: Expected, checks: _Checks, from_library: bool) -> ScrubReport:
     median = statistics.median(r.duration_s for _, _, r in report.runs)
     limits = replace(options.limits, timeout_s=min(options.limits.timeout_s, max(10.0, 5 * median)))
-    from_library = in_library(parse_failure(first.stderr, SCRIPT))
-    cold_control = (lambda code: runner(code, control, limits, 0)) if control else None
-    cold = Oracle(lambda code: runner(code, interp, limits, 0), expected, from_library, control=cold_control)
+
+    # without a fix to pass on, the value the added assertion tested is held fixed too
+    pin = checks.control is None and expected.source == "assertion"
+
+    def oracle(run: Callable[[str], RunResult], control: Callable[[str], RunResult] | None,
+               standing: Callable[[str], RunResult] | None) -> Oracle:
+        return Oracle(run, expected, from_library, control=control, stand_in=standing,
+                      stand_in_names=checks.names, original=report.script, pin=pin)
+
+    def cold_on(other: Interpreter | None) -> Callable[[str], RunResult] | None:
+        return (lambda code: runner(code, other, limits, 0)) if other is not None else None
+
+    cold = oracle(lambda code: runner(code, interp, limits, 0), cold_on(checks.control), cold_on(checks.stand_in))
+    # without a fix to pass on, only a failure raised inside the package pins the bug to its inputs
+    keep_inputs = checks.control is None and not (from_library and expected.exception)
     result, spent = None, 0
     if options.warm:
         preload = imported_modules(report.script)
         with contextlib.ExitStack() as stack:
-            fast = stack.enter_context(WarmRunner(interp, limits, 0, options.isolation, preload, options.workers))
-            other = (stack.enter_context(WarmRunner(control, limits, 0, options.isolation, preload, 1))
-                     if control else None)
-            warm = Oracle(fast, expected, from_library, control=other)
-            result = minimize(report.script, warm, options.target_lines, options.workers)
+            def warm_on(other: Interpreter | None) -> WarmRunner | None:
+                return (stack.enter_context(WarmRunner(other, limits, 0, options.isolation, preload, options.workers))
+                        if other is not None else None)
+            fast = warm_on(interp)
+            assert fast is not None
+            warm = oracle(fast, warm_on(checks.control), warm_on(checks.stand_in))
+            result = minimize(report.script, warm, options.budget, options.workers, keep_inputs)
         spent = warm.calls
+        cold.pinned = warm.pinned
         # the warm answer counts only when a fresh interpreter agrees; else minimize cold
         if result is not None and cold(result.code):
             result = replace(result, oracle_calls=spent + cold.calls,
@@ -264,14 +315,38 @@ def _minimized(report: ScrubReport, interp: Interpreter, options: Options, runne
         else:
             result = None
     if result is None:
-        result = minimize(report.script, cold, options.target_lines, options.workers)
+        result = minimize(report.script, cold, options.budget, options.workers, keep_inputs)
         result = result and replace(result, oracle_calls=spent + cold.calls)
     if result is None:
-        return replace(report, minimize_note="skipped: the script did not fail the same way again "
-                                             "under the minimizer's strict oracle")
-    checked = f"; every candidate also checked not to fail on {control.label}" if control else ""
+        return replace(report, minimize_note=_not_kept(report.script, cold, checks))
     return replace(report, minimized=result, minimized_on=interp.label, triggers=_triggers(result),
-                   minimize_note=f"stopped: {result.stopped}{checked}")
+                   verified=checks.verified(interp) if result.lines < report.original_lines else None,
+                   minimize_note=f"stopped: {result.stopped}; {_checked_note(checks)}")
+
+
+def _checked_note(checks: _Checks) -> str:
+    if checks.control is not None:
+        return f"every kept candidate failed as reported and passed on {checks.control.label}"
+    if checks.stand_in is not None:
+        return f"every kept candidate failed differently with {', '.join(checks.names)} replaced by an empty stand-in"
+    return "no fixing release or package to check candidates against: not verified"
+
+
+def _not_kept(script: str, cold: Oracle, checks: _Checks) -> str:
+    """Why the original script itself did not pass the minimizer's oracle."""
+    if cold.failure_of(script) is None and cold.stand_in is not None and cold.same_with_stand_in(script):
+        return (f"skipped: the script fails the same way with {', '.join(checks.names)} replaced by an "
+                f"empty stand-in, so its failure is not shown to come from the package")
+    if checks.control is not None:
+        return (f"skipped: the script did not both fail as reported here and pass on {checks.control.label} "
+                f"again under the minimizer's strict oracle")
+    return "skipped: the script did not fail the same way again under the minimizer's strict oracle"
+
+
+def _distribution(interp: Interpreter) -> str | None:
+    """The package a versions-provisioned interpreter was made for (its first requirement)."""
+    return interp.requirements[0] if interp.requirements else (
+        interp.label.rsplit("-", 1)[0] if "-" in interp.label else None)
 
 
 def _control(report: ScrubReport, interps: tuple[Interpreter, ...], failing: Interpreter) -> Interpreter | None:

@@ -5,19 +5,21 @@ drop unused imports and definitions, slice to
 what the failing statement needs, delete statements body by body (chunks in parallel, merged and
 re-verified), flatten control flow, inline calls, propagate copies, drop dead code (write-only
 names, overwritten assignments, unreachable statements), then simplify device, dtype,
-backend and sizes. Stop below `target` non-import lines or after two rounds without progress.
+backend and sizes. Rounds repeat to a fixpoint (a round that changes nothing, or returns to an
+earlier script) or until the budget (oracle calls, seconds) is spent; never to a size target.
 """
 
 from __future__ import annotations
 
 import ast
+import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from issuetriage.scrub import astedit, deadcode, holders, modules, rewrite, transforms
-from issuetriage.scrub.model import MinimizeResult
+from issuetriage.scrub.model import Budget, MinimizeResult
 from issuetriage.scrub.outcome import Oracle
 from issuetriage.scrub.transforms import Edit, apply_edits
 
@@ -31,9 +33,20 @@ class _State:
     failed: set[str] = field(default_factory=set)  # edit labels that failed
     passes: list[str] = field(default_factory=list)
     spent: dict[str, int] = field(default_factory=dict)  # oracle calls per pass
+    budget: Budget = Budget()
+    started: float = field(default_factory=time.monotonic)
+    keep_inputs: bool = False  # leave the values the script passes to the package as they are
+
+    def exhausted(self) -> bool:
+        return (self.oracle.calls >= self.budget.oracle_calls
+                or time.monotonic() - self.started >= self.budget.seconds)
+
+    def check(self, candidate: str) -> bool:
+        """The oracle's verdict; once the budget is spent every candidate counts as failing."""
+        return not self.exhausted() and self.oracle(candidate)
 
     def test_all(self, candidates: list[str]) -> list[bool]:
-        return list(self.pool.map(self.oracle, candidates))
+        return list(self.pool.map(self.check, candidates))
 
     def accept(self, code: str, why: str) -> None:
         if code != self.code:
@@ -41,33 +54,44 @@ class _State:
             self.passes.append(why)
 
 
-def minimize(code: str, oracle: Oracle, target: int = 20, workers: int = 3,
-             max_rounds: int = 8) -> MinimizeResult | None:
-    """The smallest script we find that still fails the same way, or None if nothing holds."""
+def minimize(code: str, oracle: Oracle, budget: Budget = Budget(), workers: int = 3,
+             keep_inputs: bool = False) -> MinimizeResult | None:
+    """The smallest script we find that still fails the same way, or None if nothing holds.
+
+    `keep_inputs` leaves out the passes that replace the reporter's values (trivial arguments,
+    zero or small sizes, a loop cut to its first item): without a fixing release to check against, `parse(['--verbose'])` →
+    `parse([])` may still fail the same assertion while no longer showing the bug.
+    """
+    started = time.monotonic()
     normal = astedit.render(ast.parse(code))
     start = normal if oracle(normal) else (code if oracle(code) else None)
     if start is None:
         return None
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        state = _State(start, oracle, pool)
-        stale, rounds, stopped = 0, 0, f"round limit ({max_rounds} rounds)"
-        while stale < 2 and rounds < max_rounds:
+        state = _State(start, oracle, pool, budget=budget, started=started, keep_inputs=keep_inputs)
+        seen, rounds = {state.code}, 0
+        while True:
             rounds += 1
-            before = astedit.count_lines(state.code)
+            before = state.code
             for step in _ROUND:
                 before_calls = oracle.calls
                 step(state)
                 name = getattr(step, "pass_name", step.__name__.strip("_"))
                 state.spent[name] = state.spent.get(name, 0) + oracle.calls - before_calls
-            stale = 0 if astedit.count_lines(state.code) < before else stale + 1
-            if astedit.count_lines(state.code, skip_imports=True) < target:
-                stopped = f"below the target of {target} non-import lines"
+            if state.exhausted():
+                stopped = "the budget ran out"
                 break
-            if stale >= 2:
-                stopped = "two rounds without progress"
+            if state.code == before or state.code in seen:
+                stopped = "a fixpoint (a round changed nothing)" if state.code == before else \
+                    "a fixpoint (a round came back to an earlier script)"
+                break
+            seen.add(state.code)
+    took = time.monotonic() - started
+    used = (f"{oracle.calls} of {budget.oracle_calls} oracle calls, {took:.0f} of {budget.seconds:.0f} s")
     return MinimizeResult(state.code, astedit.count_lines(state.code), oracle.calls, rounds,
                           tuple(state.passes), tuple(state.spent.items()),
-                          stopped=f"{stopped} after {rounds} round{'s' * (rounds != 1)}")
+                          stopped=f"{stopped} after {rounds} round{'s' * (rounds != 1)} ({used})",
+                          seconds=round(took, 1))
 
 
 def _truncate(state: _State) -> None:
@@ -83,7 +107,7 @@ def _truncate(state: _State) -> None:
     candidate = _cut(state.code, cuts)
     if candidate == state.code:
         return
-    if state.oracle(candidate):
+    if state.check(candidate):
         state.accept(candidate, "truncate after failure")
         return
     singles = [_cut(state.code, {k: j}) for k, j in sorted(cuts.items(), reverse=True)]
@@ -129,7 +153,7 @@ def _cut(code: str, cuts: dict[int, int]) -> str:
 
 def _prune(state: _State) -> None:
     candidate = astedit.prune(state.code)
-    if candidate != state.code and state.oracle(candidate):
+    if candidate != state.code and state.check(candidate):
         state.accept(candidate, "drop unused imports and definitions")
 
 
@@ -146,7 +170,7 @@ def _slice(state: _State) -> None:
     drop = set(range(len(tree.body))) - keep
     if drop:
         candidate = astedit.delete(state.code, 0, drop)
-        if state.oracle(candidate):
+        if state.check(candidate):
             state.accept(candidate, "slice to what the failing statement needs")
 
 
@@ -177,7 +201,7 @@ def _reduce_body(state: _State, k: int) -> None:
         if good:
             gone = set().union(*good)
             merged = astedit.delete(state.code, k, gone)
-            if len(good) > 1 and not state.oracle(merged):
+            if len(good) > 1 and not state.check(merged):
                 gone = good[0]
                 merged = astedit.delete(state.code, k, gone)
             state.accept(merged, "delete statements")
@@ -206,6 +230,8 @@ def _on_failure_path(state: _State, tree: ast.Module, block: list[ast.stmt]) -> 
     keep = {seeds[-1]}
     needed = _uses(block[seeds[-1]])
     for j in range(seeds[-1] - 1, -1, -1):
+        if isinstance(block[j], ast.Expr):  # `x.append(...)` changes x but may not matter: ddmin tries it
+            continue
         bound = astedit.binds(block[j]) - (modules if not isinstance(block[j], (ast.Import, ast.ImportFrom)) else set())
         if bound & needed:
             keep.add(j)
@@ -255,19 +281,29 @@ def _key(block: list[ast.stmt], j: int, reads: Counter[str]) -> str:
     return f"{before}\n--\n{ast.unparse(block[j])}\n--\n{[(n, reads[n]) for n in stores]}"
 
 
-def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False) -> Callable[[_State], None]:
+# edit labels that replace the values a script tests: the sizes it uses, the data a loop walks
+_CHANGES_INPUTS = ("simplify sizes", "flatten loop")
+
+
+def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False,
+           changes_inputs: bool = False) -> Callable[[_State], None]:
     """Test every new edit in parallel, merge the ones that hold, re-verify; repeat while it helps.
 
-    `traced` edits also get the script lines of the current failure's traceback.
+    `traced` edits also get the script lines of the current failure's traceback. Edits that
+    replace the script's input values (`changes_inputs`, small sizes, a loop cut to its first
+    item) are left out when the state keeps inputs.
     """
     def run(state: _State) -> None:
+        if changes_inputs and state.keep_inputs:
+            return
         while True:
             failure = state.oracle.failure_of(state.code)
             lines = failure.script_lines if failure else ()
             if traced and not lines:
                 return
             made = make(state.code, lines) if traced else make(state.code)
-            edits = [e for e in made if e.label not in state.failed]
+            edits = [e for e in made if e.label not in state.failed
+                     and not (state.keep_inputs and e.label.startswith(_CHANGES_INPUTS))]
             if not edits:
                 return
             results = state.test_all([apply_edits(state.code, [e]) for e in edits])
@@ -280,7 +316,7 @@ def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False) -> 
             except (AttributeError, IndexError, TypeError):  # two edits reached the same statement
                 good = good[:1]
                 merged = apply_edits(state.code, good)
-            if len(good) > 1 and not state.oracle(merged):
+            if len(good) > 1 and not state.check(merged):
                 merged = apply_edits(state.code, good[:1])
             if merged == state.code:
                 return
@@ -301,8 +337,8 @@ _ROUND: tuple[Callable[[_State], None], ...] = (
     _edits("drop dead code", deadcode.dead_edits),
     _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
     _edits("unwrap calls", transforms.unwrap_edits, traced=True),
-    _edits("zero sizes", rewrite.zero_edits),
+    _edits("zero sizes", rewrite.zero_edits, changes_inputs=True),
     _edits("trivial arguments at the failing call", lambda code, lines: transforms.literal_edits(code, lines[-1:]),
-           traced=True),
+           traced=True, changes_inputs=True),
     _truncate, _prune,  # rewrites above can leave statements behind the failing one
 )

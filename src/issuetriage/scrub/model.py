@@ -29,7 +29,8 @@ class Expected:
     `crash` means the bug is a hard crash (segfault, abort) rather than an exception; `signal`
     narrows it when the report names one. `hang` means the bug is that the script never finishes.
     `output` is wrong output the report shows: the run must print it (and `wanted` is what the
-    reporter expected instead).
+    reporter expected instead). `chain` is the classes of the exceptions the final one was raised
+    from or while handling, outermost first ("During handling of the above exception...").
     """
 
     exception: str | None
@@ -40,6 +41,7 @@ class Expected:
     hang: bool = False
     output: str = ""
     wanted: str = ""
+    chain: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ class Failure:
     innermost_file: str | None  # file of the innermost traceback frame
     script_line: int | None  # the innermost line of the script the failure went through
     script_lines: tuple[int, ...] = ()  # every script frame, outermost first
+    chain: tuple[str, ...] = ()  # classes of the exceptions this one was raised from, outermost first
 
 
 @dataclass(frozen=True)
@@ -120,4 +123,27 @@ class MinimizeResult:
     passes: tuple[str, ...] = field(default=())
     calls_by_pass: tuple[tuple[str, int], ...] = field(default=())
     runs: str = "cold"  # how candidates ran: "cold" (fresh interpreter each) or warm (fork server)
-    stopped: str = ""  # why minimization stopped: below target, no progress, round limit
+    stopped: str = ""  # why minimization stopped: a fixpoint, or the budget ran out
+    seconds: float = 0.0  # wall time spent minimizing
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much minimization may spend; it stops at a fixpoint or when either runs out."""
+
+    oracle_calls: int = 2000
+    seconds: float = 1800.0
+
+
+@dataclass(frozen=True)
+class Verified:
+    """How a minimized script was shown to still test the reported bug, and on which releases.
+
+    `differential`: it fails as reported on `affected` and passes on `fixed`. `stand-in`: it fails
+    as reported on `affected`, and not with `packages` replaced by an empty stand-in module.
+    """
+
+    how: str  # "differential" or "stand-in"
+    affected: str
+    fixed: str | None = None
+    packages: tuple[str, ...] = ()

@@ -43,6 +43,8 @@ def to_json(report: ScrubReport) -> dict[str, Any]:
         "minimize_runs": mini.runs if mini else None,
         "minimize_calls_by_pass": dict(mini.calls_by_pass) if mini else {},
         "minimized_on": report.minimized_on,
+        "minimize_verified": asdict(report.verified) if report.verified else None,
+        "minimize_seconds": mini.seconds if mini else None,
         "minimize_note": report.minimize_note,
         "verdict": verdict(report),
         "exit_code": exit_code(report),
@@ -126,18 +128,30 @@ def _bisect_sentence(report: ScrubReport) -> str | None:
             f"`{b.first_changed}` (first version with the new outcome).")
 
 
+def _checked_on(report: ScrubReport) -> str:
+    """Where the minimized script was checked, in words (only verified scripts are posted)."""
+    v = report.verified
+    assert v is not None
+    if v.how == "differential":
+        return f"it still fails as reported on `{v.affected}` and passes on `{v.fixed}`"
+    packages = ", ".join(f"`{p}`" for p in v.packages)
+    return (f"it still fails as reported on `{v.affected}`, and not with {packages} replaced by an "
+            f"empty stand-in module")
+
+
 def to_markdown(report: ScrubReport) -> str:
-    """The comment: still reproduces / fixed in, bisect, minimized repro only when it changed."""
+    """The comment: still reproduces / fixed in, bisect, and the minimized repro only when it is
+    shorter and verified (differential oracle or stand-in check) with the releases it was checked
+    on; otherwise only the original script's verdict."""
     parts = [_headline(report)]
     sentence = _bisect_sentence(report)
     if sentence:
         parts.append(sentence)
     mini = report.minimized
-    if mini is not None and mini.lines < report.original_lines:
-        on = f" on `{report.minimized_on}`" if report.minimized_on != report.interpreter else ""
-        parts.append(f"Minimized{on} from {report.original_lines} to {mini.lines} lines, still the same "
-                     f"failure:\n\n```python\n{mini.code.rstrip()}\n```")
-    if report.triggers:
+    if mini is not None and mini.lines < report.original_lines and report.verified is not None:
+        parts.append(f"Minimized from {report.original_lines} to {mini.lines} lines; {_checked_on(report)}:"
+                     f"\n\n```python\n{mini.code.rstrip()}\n```")
+    if report.triggers and report.verified is not None:
         parts.append("Trigger conditions: " + "; ".join(report.triggers) + ".")
     if report.safety:
         rules = ", ".join(sorted({f.rule for f in report.safety}))
@@ -169,7 +183,9 @@ def to_text(report: ScrubReport) -> str:
     mini = report.minimized
     if mini is not None:
         lines.append(f"  minimized: {report.original_lines} -> {mini.lines} lines, {mini.oracle_calls} "
-                     f"oracle calls, {mini.runs}")
+                     f"oracle calls, {mini.seconds} s, {mini.runs}")
+        lines.append(f"  verified: {_checked_on(report).replace(chr(96), '')}" if report.verified else
+                     "  verified: no (the comment gives the original script's verdict only)")
         lines.append(f"  passes: {', '.join(dict.fromkeys(mini.passes)) or 'none changed the script'}")
     if report.minimize_note:
         lines.append(f"  minimize: {report.minimize_note}")

@@ -12,9 +12,10 @@ count as calls.
 from __future__ import annotations
 
 import ast
-import re
 import urllib.parse
 from collections.abc import Iterator
+
+import re2
 
 from issuetriage.scrub.model import Finding
 
@@ -45,19 +46,19 @@ _DESERIALIZE = {"torch.load", "torch.jit.load", "pickle.load", "pickle.loads", "
                 "shelve.open", "torch.package.PackageImporter", "yaml.unsafe_load"}
 _DECODERS = {"bytes.fromhex", "codecs.decode"}
 _DECODER_MODULES = {"base64", "binascii", "zlib", "marshal", "lzma", "bz2", "gzip", "quopri", "uu"}
-_DECODER_NAME = re.compile(r"decod|decompress|a2b|unhexlify|^loads?$")
+_DECODER_NAME = re2.compile(r"decod|decompress|a2b|unhexlify|^loads?$")
 _FS_WRITERS = {"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "os.rename", "os.replace",
                "os.makedirs", "os.mkdir", "os.chmod", "os.chown", "os.symlink", "os.link",
                "os.truncate", "shutil.rmtree", "shutil.copy", "shutil.copy2", "shutil.copyfile",
                "shutil.copytree", "shutil.move", "torch.save", "numpy.save", "pathlib.Path"}
 _PATH_WRITES = {"write_text", "write_bytes", "unlink", "mkdir", "touch", "rmdir", "rename",
                 "symlink_to", "chmod"}
-_ENV_OK = re.compile(r"^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|"
+_ENV_OK = re2.compile(r"^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|"
                      r"GROUP_RANK|CUDA_[A-Z_]+|TORCH_[A-Z_0-9]+|TORCHINDUCTOR_[A-Z_0-9]+|"
                      r"TORCHDYNAMO_[A-Z_0-9]+|PYTORCH_[A-Z_0-9]+|NCCL_[A-Z_]+|GLOO_[A-Z_]+|"
                      r"OMP_NUM_THREADS|MKL_NUM_THREADS|CUBLAS_WORKSPACE_CONFIG|"
                      r"TORCH_LOGS|PYTHONHASHSEED|KMP_[A-Z_]+)$")
-_BLOB = re.compile(r"^[A-Za-z0-9+/=\s]{120,}$|^[0-9a-fA-F\s]{120,}$")
+_BLOB = re2.compile(r"^[A-Za-z0-9+/=\s]{120,}$|^[0-9a-fA-F\s]{120,}$")
 _OPENERS = {"open", "io.open", "_io.open", "os.open", "builtins.open", "io.FileIO", "_io.FileIO",
             "codecs.open"}
 _SUBPROCESS_CALLS = {f"subprocess.{n}" for n in ("run", "Popen", "call", "check_call",
@@ -71,6 +72,9 @@ _RISKY_STAR = {n.split(".")[0] for n in (*_SHELL, *_SUBPROCESS_CALLS, *_DYNAMIC,
 _BUILTIN_VALUES = {"exec", "eval", "compile", "__import__", "getattr", "open", "globals", "vars",
                    "breakpoint"}
 _TEMP_FACTORIES = ("tempfile.",)
+_WORKING_FOLDER = {"os.getcwd", "os.getcwdb", "pathlib.Path.cwd", "Path.cwd"}
+_INSTALL = re2.compile(r"\bpip3? install\b|\bconda install\b|\bapt(-get)? install\b")
+_ESCAPES = re2.compile(r"\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3}|\\N\{")
 
 
 def review(code: str) -> list[Finding]:
@@ -268,7 +272,7 @@ def _rule_for(node: ast.AST, aliases: dict[str, str], temps: set[str]) -> str | 
         text = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
         if _BLOB.match(text):
             return "obfuscation"
-        if re.search(r"\bpip3? install\b|\bconda install\b|\bapt(-get)? install\b", text):
+        if _INSTALL.search(text):
             return "package_install"
     return None
 
@@ -398,20 +402,46 @@ def _codec_arg(call: ast.Call) -> bool:
 
 
 def _temp_names(tree: ast.Module, aliases: dict[str, str]) -> set[str]:
-    """Names bound to a temporary file or folder (tempfile.mkdtemp(), `with TemporaryDirectory() as d`)."""
-    names: set[str] = set()
+    """Names that only ever hold a path in the run's own working or temp folders: a temporary file
+    or folder (`tempfile.mkdtemp()`, `with TemporaryDirectory() as d`), the working folder
+    (`os.getcwd()`, `Path.cwd()`), a relative path, or a path built from one of those
+    (`os.path.join(d, 'a.toml')`, `Path(d) / 'x'`, `f'{d}/x'`). A name bound any other way
+    anywhere (a loop, a parameter, an import, `+=`) is not one."""
+    bound: dict[str, list[ast.expr]] = {}
+    plain: set[int] = set()  # Name nodes that are a whole target of one of those bindings
+    other: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+        pairs: list[tuple[ast.expr, ast.expr]] = []
+        if isinstance(node, ast.withitem) and node.optional_vars is not None:
             pairs = [(node.optional_vars, node.context_expr)]
         elif isinstance(node, ast.Assign):
-            pairs = [(t, node.value) for t in node.targets]  # type: ignore[misc]
-        else:
-            continue
+            pairs = [(t, node.value) for t in node.targets]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            pairs = [(node.target, node.value)]
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other |= {(a.asname or a.name).split(".")[0] for a in node.names}
         for target, value in pairs:
-            if isinstance(value, ast.Call) and qualname(value.func, aliases).startswith(_TEMP_FACTORIES):
-                targets = target.elts if isinstance(target, ast.Tuple) else [target]
-                names |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return names
+            elts = target.elts if isinstance(target, ast.Tuple) and _is_factory(value, aliases) else [target]
+            for elt in elts:  # `fd, path = tempfile.mkstemp()` binds both
+                if isinstance(elt, ast.Name):
+                    bound.setdefault(elt.id, []).append(value)
+                    plain.add(id(elt))
+    other |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+              and id(n) not in plain}
+    names: set[str] = set()
+    while True:
+        grown = {n for n, values in bound.items() if n not in other
+                 and all(_is_factory(v, aliases) or _temporary(v, names) for v in values)}
+        if grown == names:
+            return names
+        names = grown
+
+
+def _is_factory(value: ast.expr, aliases: dict[str, str]) -> bool:
+    return isinstance(value, ast.Call) and (qualname(value.func, aliases).startswith(_TEMP_FACTORIES)
+                                            or qualname(value.func, aliases) in _WORKING_FOLDER)
 
 
 def _outside(path: ast.expr | None, temps: set[str]) -> bool:
@@ -442,21 +472,25 @@ def _climbs(node: ast.AST) -> bool:
 
 
 def _temporary(node: ast.AST, temps: set[str]) -> bool:
-    """A temporary name, `.name` of one, a tempfile call, or a join / `/` / `+` that starts with one."""
+    """In the run's own folders: a temporary name, `.name` of one, a tempfile call, the working
+    folder, a relative or /tmp path, or a join / `/` / `+` / f-string that starts with one."""
     if isinstance(node, ast.Name):
         return node.id in temps
     if isinstance(node, ast.Attribute) and node.attr == "name":
         return _temporary(node.value, temps)
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return _in_tmp(node.value)
+        return (_in_tmp(node.value) or not node.value.startswith(("/", "~"))) and not _climbs(node)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
-        return _temporary(node.left, temps)
+        return _temporary(node.left, temps) and not _climbs(node)
+    if isinstance(node, ast.JoinedStr):
+        return not _outside(node, temps)
     if isinstance(node, ast.Call):
         name = qualname(node.func, {})
-        if name.startswith("tempfile."):
+        if name.startswith("tempfile.") or name in _WORKING_FOLDER:
             return True
-        if name in {"os.path.join", "Path", "pathlib.Path", "PurePath", "str"} and node.args:
-            return _temporary(node.args[0], temps)
+        if name in {"os.path.join", "Path", "pathlib.Path", "PurePath", "str", "os.path.abspath",
+                    "os.path.realpath", "os.path.normpath", "os.fspath"} and node.args:
+            return _temporary(node.args[0], temps) and not _climbs(node)
     return False
 
 
@@ -515,7 +549,7 @@ def _exotic_escapes(tree: ast.Module, lines: list[str]) -> Iterator[tuple[str, i
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
             source = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
-            if len(re.findall(r"\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3}|\\N\{", source)) >= 6:
+            if len(_ESCAPES.findall(source)) >= 6:
                 yield "obfuscation", node.lineno, _snippet(node, lines)
         elif isinstance(node, ast.BinOp) and _chr_chain(node) >= 4:
             yield "obfuscation", node.lineno, _snippet(node, lines)

@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 
 from issuetriage.errors import ReproError
+from issuetriage.scrub import cgroup
+from issuetriage.scrub.memory import process_tree, tmpfs_used, total_memory
 from issuetriage.scrub.model import Interpreter, Limits, RunResult
 
 SCRIPT = "repro.py"
@@ -176,9 +178,11 @@ def _bwrap_argv(scratch: str, folders: tuple[str, ...], env: dict[str, str], lim
 
 
 def _scratch_mounts(scratch: str, limits: Limits) -> list[str]:
-    """Size-capped tmpfs: /dev/shm, and /scratch with /tmp inside it; the script read-only."""
-    return ["--perms", "1777", "--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm",
-            "--perms", "1777", "--size", str(limits.scratch_bytes), "--tmpfs", SCRATCH,
+    """Size-capped tmpfs: /dev/shm, and /scratch with /tmp inside it; the script read-only. Their
+    pages count against the memory limit too, so neither is larger than it."""
+    shm, space = min(limits.shm_bytes, limits.memory_bytes), min(limits.scratch_bytes, limits.memory_bytes)
+    return ["--perms", "1777", "--size", str(shm), "--tmpfs", "/dev/shm",
+            "--perms", "1777", "--size", str(space), "--tmpfs", SCRATCH,
             "--perms", "1777", "--dir", f"{SCRATCH}/tmp", "--symlink", f"{SCRATCH[1:]}/tmp", "/tmp",
             "--ro-bind-try", f"{scratch}/{SCRIPT}", f"{SCRATCH}/{SCRIPT}"]
 
@@ -209,14 +213,40 @@ def start(cmd: list[str], scratch: str, interp: Interpreter, limits: Limits, see
         raise ReproError("no sandbox available (bwrap with user namespaces and a seccomp filter does "
                          "not work here); pass --no-isolation to run without one")
     env = _env(interp, seed, SCRATCH if mode else scratch)
+    group = _run_cgroup(limits)
     if mode is None:
         _warn_no_isolation()
-        proc = subprocess.Popen(_limits_prefix(limits, False) + cmd, cwd=scratch, env=env,
-                                start_new_session=True, **popen)  # type: ignore[call-overload]
-        return Sandbox(proc, "none", limits.memory_bytes)
+        argv = _limits_prefix(limits, False) + cmd
+        try:
+            proc = subprocess.Popen(group.wrap(argv) if group else argv, cwd=scratch, env=env,
+                                    start_new_session=True, **popen)  # type: ignore[call-overload]
+        except BaseException:
+            _drop(group)
+            raise
+        return Sandbox(proc, "none", limits.memory_bytes, group)
     folders = tuple(dict.fromkeys((*_prefixes(interp.python), *library_folders(interp.python),
                                    *map(str, interp.pythonpath))))
-    return _start_bwrap(cmd, scratch, folders, limits, env, as_pid_1, popen)
+    try:
+        return _start_bwrap(cmd, scratch, folders, limits, env, as_pid_1, popen, group)
+    except BaseException:
+        _drop(group)
+        raise
+
+
+def _run_cgroup(limits: Limits) -> cgroup.RunCgroup | None:
+    """A cgroup v2 of the run's own with `memory.max`, where one can be made (cgroup.py)."""
+    under = cgroup.parent()
+    if under is None:
+        return None
+    try:
+        return cgroup.RunCgroup(under, limits.memory_bytes)
+    except OSError:
+        return None
+
+
+def _drop(group: cgroup.RunCgroup | None) -> None:
+    if group is not None:
+        group.remove()
 
 
 def _execute(sandbox: Sandbox, timeout: float, start_time: float) -> RunResult:
@@ -261,11 +291,18 @@ _DENIED = ("unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move
            "process_vm_writev", "name_to_handle_at", "open_by_handle_at", "modify_ldt", "fanotify_init")
 
 
+# Shared memory outside any mount of the run: without a cgroup to charge its pages to, these report
+# ENOSYS ("not on this kernel"), so libraries fall back to files in the run's own size-capped
+# /dev/shm or /tmp, whose pages the memory watch counts.
+_UNCOUNTED_SHARED_MEMORY = ("memfd_create", "memfd_secret", "shmget")
+
+
 @functools.cache
-def _seccomp_program() -> bytes | None:
+def _seccomp_program(counted_by_cgroup: bool = False) -> bytes | None:
     """The compiled BPF filter bwrap loads (--seccomp): the calls above fail with EPERM, clone may
     not make a user namespace, clone3 reports ENOSYS (its flags cannot be filtered; libc falls
-    back to clone), no terminal input injection. None without libseccomp."""
+    back to clone), no terminal input injection; without a cgroup, no memfd or SysV shared
+    memory either. None without libseccomp."""
     try:
         import pyseccomp as seccomp
     except (ImportError, RuntimeError, OSError):
@@ -278,6 +315,11 @@ def _seccomp_program() -> bytes | None:
         except (OSError, ValueError, RuntimeError):  # not a call on this architecture
             continue
     program.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    for name in () if counted_by_cgroup else _UNCOUNTED_SHARED_MEMORY:
+        try:
+            program.add_rule(seccomp.ERRNO(errno.ENOSYS), name)
+        except (OSError, ValueError, RuntimeError):
+            continue
     program.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_NEWUSER, _CLONE_NEWUSER))
     for request in (_TIOCSTI, _TIOCLINUX):
         program.add_rule(deny, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
@@ -288,8 +330,8 @@ def _seccomp_program() -> bytes | None:
 
 
 def _start_bwrap(cmd: list[str], scratch: str, folders: tuple[str, ...], limits: Limits,
-                 env: dict[str, str], as_pid_1: bool, popen: dict) -> Sandbox:
-    program = _seccomp_program()
+                 env: dict[str, str], as_pid_1: bool, popen: dict, group: cgroup.RunCgroup | None = None) -> Sandbox:
+    program = _seccomp_program(group is not None)
     if program is None:
         raise ReproError("no seccomp filter (libseccomp missing): refusing to run sandboxed")
     filter_fd = _pipe_holding(program)
@@ -305,11 +347,12 @@ def _start_bwrap(cmd: list[str], scratch: str, folders: tuple[str, ...], limits:
         argv[1:1] = ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
     argv += _limits_prefix(limits, True) + cmd
     try:
-        proc = subprocess.Popen(argv, cwd=scratch, env=env, pass_fds=fds, start_new_session=True, **popen)
+        proc = subprocess.Popen(group.wrap(argv) if group else argv, cwd=scratch, env=env, pass_fds=fds,
+                                start_new_session=True, **popen)
     finally:
         for fd in fds:
             os.close(fd)
-    sandbox = Sandbox(proc, "bwrap+userns", limits.memory_bytes)
+    sandbox = Sandbox(proc, "bwrap+userns", limits.memory_bytes, group)
     if as_root:
         try:
             _map_sandbox_uid(info_r, block_w)
@@ -353,29 +396,39 @@ def _map_sandbox_uid(info_r: int, block_w: int) -> None:
 
 
 class Sandbox:
-    """A started run: its process, its isolation, and a watch that kills it when its processes
-    together hold more than the memory limit (polled every 50 ms: without a cgroup of our own no
-    kernel counter covers a whole process tree)."""
+    """A started run: its process, its isolation, and how its memory limit holds for all of it.
 
-    def __init__(self, proc: subprocess.Popen, mode: str, memory_bytes: int) -> None:
-        self.proc, self.mode, self.memory_bytes = proc, mode, memory_bytes
+    With a cgroup of its own (cgroup.py) the kernel charges every page of the run to `memory.max`
+    and kills it there. Otherwise a watch polls every 50 ms and kills the whole sandbox when its
+    processes' resident pages plus the files in its own tmpfs mounts (/dev/shm, /scratch, /tmp)
+    hold more than the limit together (memfd and SysV shared memory are refused by seccomp then).
+    """
+
+    def __init__(self, proc: subprocess.Popen, mode: str, memory_bytes: int,
+                 group: cgroup.RunCgroup | None = None) -> None:
+        self.proc, self.mode, self.memory_bytes, self.group = proc, mode, memory_bytes, group
         self.over_memory = False
         self._done = threading.Event()
         threading.Thread(target=self._watch, daemon=True).start()
 
     def _watch(self) -> None:
         while not self._done.wait(_POLL_S):
-            pids = _process_tree(self.proc.pid)
+            pids = process_tree(self.proc.pid)
             if not pids:
                 return
-            if _total_memory(pids, self.memory_bytes) > self.memory_bytes:
+            held = total_memory(pids, self.memory_bytes)
+            if self.mode != "none" and held <= self.memory_bytes:
+                held += tmpfs_used(pids[1:], ("/dev/shm", SCRATCH))
+            if held > self.memory_bytes:
                 self.over_memory = True
                 self.kill(pids if self.mode == "none" else [])
                 return
 
     def kill(self, pids: list[int] | tuple[int, ...] = ()) -> None:
-        """SIGKILL the run: bwrap's process group (its pid namespace dies with it), and without
-        isolation the processes seen under it."""
+        """SIGKILL the run: its cgroup, bwrap's process group (its pid namespace dies with it),
+        and without isolation the processes seen under it."""
+        if self.group is not None:
+            self.group.kill()
         if self.proc.returncode is not None:  # reaped: its pid may belong to another process now
             return
         for pid in pids:
@@ -389,67 +442,23 @@ class Sandbox:
             pass
 
     def note(self) -> str:
-        """A line for the run's stderr when the memory watch killed it."""
-        if not self.over_memory:
-            return ""
-        return f"\nscrub: killed: the run's processes held more than {self.memory_bytes} bytes together\n"
+        """A line for the run's stderr when it was killed for holding more than the limit."""
+        if not (self.over_memory or (self.group is not None and self.group.oom_killed())):
+            return ""  # a removed cgroup's kill was recorded in over_memory by close()
+        return (f"\nscrub: killed: the run held more than its memory limit of {self.memory_bytes} bytes "
+                f"(all its processes, shared memory and tmpfs files together)\n")
 
     def close(self) -> None:
         self._done.set()
+        if self.group is not None and self.proc.poll() is not None:
+            self.over_memory = self.over_memory or self.group.oom_killed()
+            self.group.remove()
 
     def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _process_tree(root: int) -> list[int]:
-    """`root` and every process below it (children of any of their threads)."""
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        found.append(pid)
-        for tid in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children") as handle:
-                    todo += [int(child) for child in handle.read().split()]
-            except OSError:
-                continue
-    return found
-
-
-def _total_memory(pids: list[int], limit: int) -> int:
-    """Resident bytes of `pids` together; near the limit, proportional (PSS), so pages a fork
-    shares with its parent count once."""
-    page = os.sysconf("SC_PAGE_SIZE")
-    rss = sum(_read_int(f"/proc/{pid}/statm", 1) * page for pid in pids)
-    if rss <= limit:
-        return rss
-    return sum(_pss_kb(pid) * 1024 for pid in pids)
-
-
-def _read_int(path: str, field: int) -> int:
-    try:
-        with open(path) as handle:
-            return int(handle.read().split()[field])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _pss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as handle:
-            for line in handle:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
 
 
 @functools.cache

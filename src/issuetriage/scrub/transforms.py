@@ -180,21 +180,58 @@ def _literal_setter(k: int, j: int, i: int, a: int, literal: str) -> Callable[[a
 
 
 def inline_edits(code: str) -> list[Edit]:
-    """Inline a statement-level call of a module function: parameters become assignments."""
+    """Inline a statement-level call of a module function, or of a method through the one name
+    bound to an instance of a module class (`history.add(x)`: `self = history` and the body):
+    parameters become assignments."""
     tree = parse(code)
     calls = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     functions = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef) and _inlinable(s)
                  and (calls.count(s.name) == 1 or len(s.body) == 1)}
+    methods = _instance_methods(tree)
     edits = []
     for k, block in enumerate(bodies(tree)):
         for j, stmt in enumerate(block):
             call = _statement_call(stmt)
-            if call and isinstance(call.func, ast.Name) and call.func.id in functions:
-                func = functions[call.func.id]
-                if _binding(func, call) is not None and not _contains(stmt, func):
-                    edits.append(Edit((k, j), f"inline {func.name} into: {ast.unparse(stmt)}",
-                                      _replace((k, j), _inliner(func))))
+            func = _callee(call, functions, methods) if call else None
+            if call and func and _binding(func, _as_function_call(call)) is not None and not _contains(stmt, func):
+                edits.append(Edit((k, j), f"inline {func.name} into: {ast.unparse(stmt)}",
+                                  _replace((k, j), _inliner(func))))
     return edits
+
+
+def _instance_methods(tree: ast.Module) -> dict[tuple[str, str], ast.FunctionDef]:
+    """(instance name, method) → method, for names bound once, at module level, to `Cls(...)` of a
+    plain module class (no bases, no decorators) and never rebound."""
+    classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef) and not s.bases
+               and not s.decorator_list and not s.keywords}
+    stores = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+    found = {}
+    for stmt in tree.body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name)
+                and stmt.value.func.id in classes and stores.count(stmt.targets[0].id) == 1):
+            for method in classes[stmt.value.func.id].body:
+                if isinstance(method, ast.FunctionDef) and not method.name.startswith("__") \
+                        and method.args.args and _inlinable(method):
+                    found[(stmt.targets[0].id, method.name)] = method
+    return found
+
+
+def _callee(call: ast.Call, functions: dict[str, ast.FunctionDef],
+            methods: dict[tuple[str, str], ast.FunctionDef]) -> ast.FunctionDef | None:
+    if isinstance(call.func, ast.Name):
+        return functions.get(call.func.id)
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+        return methods.get((call.func.value.id, call.func.attr))
+    return None
+
+
+def _as_function_call(call: ast.Call) -> ast.Call:
+    """`obj.m(a)` as `m(obj, a)`: the receiver binds the method's first parameter."""
+    if isinstance(call.func, ast.Attribute):
+        return ast.Call(func=ast.Name(call.func.attr, ast.Load()), args=[call.func.value, *call.args],
+                        keywords=call.keywords)
+    return call
 
 
 def _statement_call(stmt: ast.stmt) -> ast.Call | None:
@@ -244,10 +281,15 @@ def _inliner(func: ast.FunctionDef) -> Callable[[ast.stmt], list[ast.stmt]]:
     def make(stmt: ast.stmt) -> list[ast.stmt]:
         call = _statement_call(stmt)
         assert call is not None
-        binding = _binding(func, call) or []
+        binding = _binding(func, _as_function_call(call)) or []
+        body = copy.deepcopy(func.body)
+        if isinstance(call.func, ast.Attribute):  # a method: its receiver is a name; use it for `self`
+            receiver, binding = binding[0], binding[1:]
+            for node in (n for stmt in body for n in ast.walk(stmt)):
+                if isinstance(node, ast.Name) and node.id == receiver[0]:
+                    node.id = receiver[1].id  # type: ignore[attr-defined]
         out: list[ast.stmt] = [_assign(ast.Name(p, ast.Store()), v) for p, v in binding
                                if not (isinstance(v, ast.Name) and v.id == p)]
-        body = copy.deepcopy(func.body)
         ret = body.pop() if body and isinstance(body[-1], ast.Return) else None
         out += body
         value = ret.value if ret and ret.value else ast.Constant(None)  # type: ignore[attr-defined]

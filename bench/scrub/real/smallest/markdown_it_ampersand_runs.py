@@ -1,0 +1,2 @@
+from markdown_it import MarkdownIt
+MarkdownIt().render('&' * 600000)

@@ -1,0 +1,2 @@
+from markdown_it import MarkdownIt
+MarkdownIt().enable('table').render('> | a |\n> | - |\n>')

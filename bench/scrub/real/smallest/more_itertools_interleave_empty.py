@@ -1,0 +1,2 @@
+from more_itertools import interleave_evenly
+list(interleave_evenly([]))

@@ -1,0 +1,2 @@
+import sqlparse
+sqlparse.parse("'" + '\\\\' * 40)

@@ -1,0 +1,2 @@
+import sqlparse
+sqlparse.format('select ( as ) from users', reindent=True)

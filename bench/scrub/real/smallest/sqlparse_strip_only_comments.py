@@ -1,0 +1,2 @@
+import sqlparse
+assert not sqlparse.format('-- a\n/* b */\n', strip_comments=True).strip()

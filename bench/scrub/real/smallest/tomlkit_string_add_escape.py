@@ -1,0 +1,4 @@
+import tomlkit
+doc = tomlkit.parse('m = "a"')
+doc['m'] = doc['m'] + '"'
+tomlkit.parse(tomlkit.dumps(doc))

@@ -1,0 +1,2 @@
+import tomlkit
+tomlkit.parse('x = 0E2')
