@@ -278,3 +278,27 @@ def test_the_dual_ridge_is_the_ridge_scikit_learn_fits():
     want_coef, want_intercept = fit_linear(x, y, 0.3)
     assert np.allclose(x @ coef + intercept, x @ want_coef + want_intercept, atol=1e-3)
     assert held.shape == y.shape and not np.allclose(held, x @ coef + intercept, atol=1e-3)  # held out
+
+
+def test_request_export_of_named_issues_holds_exactly_them_out_and_refuses_unknown(tmp_path, capsys):
+    """`llm requests --issues FILE` exports the listed labelled issues, and none of them is
+    another's history; an issue the corpus does not hold labelled is one line, exit 2, no folder."""
+    records = corpus_records()
+    path = write_jsonl(tmp_path / "c.jsonl", records)
+    labelled = [r["number"] for r in records if r.get("labels")]
+    chosen = labelled[-4:]
+    listing = tmp_path / "n.txt"
+    listing.write_text("\n".join(f"#{n}" for n in chosen) + "\n")
+    out = tmp_path / "req"
+    code, _, err = run_cli(capsys, "llm", "requests", "--corpus", str(path), "--out", str(out),
+                           "--issues", str(listing), "--neighbours", "5")
+    assert code == 0, err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sorted(r["number"] for r in manifest["requests"]) == sorted(chosen)
+    assert manifest["history_issues"] == len(records) - len(chosen) and manifest["seed"] is None
+    assert all(n not in chosen and n < r["number"] for r in manifest["requests"] for n in r["examples"])
+    listing.write_text(f"{chosen[0]}\n{max(r['number'] for r in records) + 1000}\n")
+    code, _, err = run_cli(capsys, "llm", "requests", "--corpus", str(path), "--out", str(tmp_path / "r2"),
+                           "--issues", str(listing))
+    assert code == 2 and err.startswith("error: --issues") and err.count("\n") == 1
+    assert not (tmp_path / "r2").exists()

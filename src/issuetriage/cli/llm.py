@@ -149,14 +149,17 @@ def register(app: typer.Typer) -> None:
         neighbours: Annotated[int, typer.Option(
             "--neighbours", min=0, help="Stack the offline judge with the history, as eval "
                                         "--neighbours K does (0: off).")] = 0,
+        issues: Annotated[Optional[Path], typer.Option(
+            "--issues", help="A file of issue numbers, one per line, instead of --sample.")] = None,
         profile: ProfileOpt = "pytorch",
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Write the exact request for a fixed sample of issues, to record answers elsewhere.
         Example: issuetriage llm requests --corpus dev.jsonl --out requests/"""
-        from issuetriage.evaluate.requests import export_requests
+        from issuetriage.evaluate.requests import export_requests, read_numbers
 
-        manifest = export_requests(corpus, out, sample, seed, prompt, profile, neighbours)
+        numbers = read_numbers(issues) if issues is not None else None
+        manifest = export_requests(corpus, out, sample, seed, prompt, profile, neighbours, numbers)
         emit(fmt, {"out": str(out), "requests": len(manifest["requests"]),
                    "prompt_style": manifest["prompt_style"], "prompt_version": manifest["prompt_version"]},
              f"{len(manifest['requests'])} requests ({manifest['prompt_style']}, prompt "

@@ -42,6 +42,31 @@ def sample_split(corpus: Corpus, size: int, seed: int = 0) -> tuple[list[int], l
     return held, [i for i in range(len(corpus.examples)) if i not in chosen]
 
 
+def chosen_split(corpus: Corpus, numbers: list[int]) -> tuple[list[int], list[int]]:
+    """The labelled examples whose issue numbers are listed (held out) and every other example
+    (history); indices into `corpus.examples`, sorted. An unknown or unlabelled number is an error."""
+    index = {e.issue.number: i for i, e in enumerate(corpus.examples) if e.gold}
+    missing = sorted(set(numbers) - set(index))
+    if missing:
+        raise UserError(f"--issues: {len(missing)} not labelled in the corpus, e.g. #{missing[0]}")
+    if not numbers:
+        raise UserError("--issues: the file names no issue")
+    held = sorted(index[n] for n in set(numbers))
+    chosen = set(held)
+    return held, [i for i in range(len(corpus.examples)) if i not in chosen]
+
+
+def read_numbers(path: str | Path) -> list[int]:
+    """Issue numbers, one per line (a leading `#` and blank lines allowed)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").split()
+        return [int(word.lstrip("#")) for word in lines]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read issue numbers ({exc})") from None
+    except ValueError:
+        raise UserError(f"{path}: expected issue numbers, one per line") from None
+
+
 def render_request(prompt: Prompt) -> str:
     """One request as text: exactly the system prompt, the user message and the form's schema."""
     return "\n\n".join([f"# SYSTEM\n{prompt.system}", f"# USER\n{prompt.user}",
@@ -54,10 +79,11 @@ def request_file(repo: str, number: int) -> str:
 
 def export_requests(corpus_path: str | Path, out: str | Path, size: int, seed: int = 0,
                     style: str = "catalog", profile: str = "pytorch",
-                    neighbours: int = 0) -> dict[str, Any]:
+                    neighbours: int = 0, numbers: list[int] | None = None) -> dict[str, Any]:
     """Write one request file per sampled issue and `manifest.json` into `out` (a new folder,
     written whole or not at all); returns the manifest. `neighbours` > 0 stacks the offline
-    judge with the history, as `eval --neighbours K --sample N` does, so its requests match."""
+    judge with the history, as `eval --neighbours K --sample N` does, so its requests match.
+    `numbers` names the issues instead of a sample; the history is then every other issue."""
     if style not in PROMPT_VERSIONS:
         raise UserError(f"--prompt {style!r}: choose from {', '.join(PROMPT_VERSIONS)}")
     out = Path(out)
@@ -65,7 +91,7 @@ def export_requests(corpus_path: str | Path, out: str | Path, size: int, seed: i
         raise UserError(f"{out}: exists and is not an empty folder")
     policy = load_profile(profile)
     corpus = load_corpus(corpus_path, policy)
-    held, rest = sample_split(corpus, size, seed)
+    held, rest = chosen_split(corpus, numbers) if numbers is not None else sample_split(corpus, size, seed)
     past = past_of((corpus.examples[i] for i in rest), policy.meta.repo)
     history = memory_history(policy.meta.repo, past)
     offline: Judge = HeuristicJudge()
@@ -87,7 +113,7 @@ def export_requests(corpus_path: str | Path, out: str | Path, size: int, seed: i
                      "chars": prompt.size, "examples": list(prompt.examples)})
     manifest = {"prompt_style": style, "prompt_version": PROMPT_VERSIONS[style],
                 "profile": policy.name, "corpus": str(corpus_path), "corpus_sha256": corpus.sha256,
-                "sample": size, "seed": seed, "history_issues": len(history),
+                "sample": len(held), "seed": None if numbers is not None else seed, "history_issues": len(history),
                 "offline_judge": offline.name, "requests": rows}
     _write_folder(out, {**texts, "manifest.json": json.dumps(manifest, indent=1) + "\n"})
     return manifest
