@@ -10,6 +10,11 @@ nothing. So it is off until a command runs (`cli.app`'s root callback turns it b
 the whole of a hook call, a short process. And a hook process, once its answer is written and
 flushed, ends at once: tearing down the interpreter (a last collection, every module's
 finalization) would cost about a sixth of the call and change nothing.
+
+For the same start-up, each command imports the use case it runs (`act/`, the adapters) inside
+its own body: a command loads only what it runs. That is the rule for every module of `cli/`;
+elsewhere an import inside a function is the exception and says why (`# lazy: ...`,
+tests/test_layers.py).
 """
 
 from __future__ import annotations

@@ -6,16 +6,25 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from issuetriage.errors import UserError
+from issuetriage.errors import ConfigError, UserError
 from issuetriage.judges.base import Judge
 from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.policy import load_profile
 
 if TYPE_CHECKING:
     from issuetriage.judges.history_folder import Built
     from issuetriage.policy import Policy
-    from issuetriage.store.sqlite import Store
+
+
+class Store(Protocol):
+    """What a judge needs of a store (`store.sqlite.Store` has it): the history folder it
+    remembers for a repository, and search over its live mirror."""
+
+    def history_folder(self, repo: str) -> Path | None: ...
+
+    def history_index(self) -> Any: ...
 
 JUDGES = ("auto", "heuristic", "learned", "llm", "hybrid")
 # a built history folder (`issuetriage history build`), a labelled corpus (JSONL, fitted at start),
@@ -39,7 +48,6 @@ def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profil
     then stacked with it (`judges/neighbours.py`) and the LLM gets its examples from it; with a
     `store`, similar past issues are read from the store's live mirror.
     """
-    from issuetriage.policy import load_profile
 
     policy = load_profile(profile) if isinstance(profile, str) else profile
     name = _resolve(name, model_dir, policy)
@@ -51,7 +59,7 @@ def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profil
 def _resolve(name: str, model_dir: str | Path | None, policy: Policy | None) -> str:
     """`auto` and `heuristic` with a model, as the judge they mean."""
     if name == "auto":
-        from issuetriage.judges.llm import load_config
+        from issuetriage.judges.llm import load_config  # lazy: the LLM package only for an auto judge
 
         offline = "learned" if model_dir is not None else "heuristic"
         name = "hybrid" if load_config(policy.root if policy else None) is not None else offline
@@ -66,7 +74,6 @@ def resolve_history(source: Built | str | Path | None, policy: Policy | None,
     A built folder is loaded, never refitted (with a `store`, candidates come from the store's
     live index). A labelled corpus (JSONL) still works: it is fitted at start, with a warning.
     A folder without a manifest holds one per repository: `OWNER__NAME/` or `OWNER__NAME.jsonl`."""
-    from issuetriage.policy import load_profile
 
     if source is not None and not isinstance(source, (str, Path)):
         return source  # loaded already
@@ -80,10 +87,8 @@ def resolve_history(source: Built | str | Path | None, policy: Policy | None,
         raise history_folder.HistoryError(f"{path}: no history folder or file here (build one with "
                                           "`issuetriage history build`)")
     if path.is_dir():
-        from issuetriage.store.fts import StoreIndex  # lazy: with a history
-
-        return history_folder.load_folder(path, policy, (lambda folder: StoreIndex(store)) if store is not None
-                                          else None)
+        return history_folder.load_folder(path, policy, (lambda folder: store.history_index())
+                                          if store is not None else None)
     return _fitted_at_start(path, policy)
 
 
@@ -119,9 +124,7 @@ def history_stamp(policy: Policy, env: Mapping[str, str] | None = None, store: S
 def _remembered(store: Store | None, policy: Policy) -> str | None:
     if store is None:
         return None
-    from issuetriage.store.fts import remembered_folder  # lazy: only with a store
-
-    folder = remembered_folder(store, policy.meta.repo)
+    folder = store.history_folder(policy.meta.repo)
     return str(folder) if folder is not None else None
 
 
@@ -150,7 +153,6 @@ def _stacked(base: Judge, past: Built, policy: Policy | None) -> Judge:
     from issuetriage.judges.history_folder import HistoryError  # lazy: numpy and scipy only with a history
     from issuetriage.judges.neighbours import NeighbourVote  # lazy: numpy and scipy only with a history
     from issuetriage.judges.stacking import fit_stack  # lazy: numpy and scipy only with a history
-    from issuetriage.policy import load_profile
 
     if past.past is not None:
         stack = fit_stack(base, past.history, past.past, policy or load_profile(), NEIGHBOURS)
@@ -164,19 +166,17 @@ def _stacked(base: Judge, past: Built, policy: Policy | None) -> Judge:
 
 def _plain(name: str, model_dir: str | Path | None, policy: Policy | None,
            options: dict[str, Any]) -> Judge:
-    from issuetriage.policy import load_profile
 
     if name == "heuristic":
         return HeuristicJudge()
     if name == "learned":
         if model_dir is None:
             raise UserError("the learned judge needs --model MODEL_DIR (make one with `issuetriage train`)")
-        from issuetriage.judges.learned import load_judge
+        from issuetriage.judges.learned import load_judge  # lazy: the learned package loads scipy
 
         return load_judge(Path(model_dir), profile=(policy or load_profile()).name)
     if name in ("llm", "hybrid"):
-        from issuetriage.errors import ConfigError
-        from issuetriage.judges.llm import load_config, make_judge
+        from issuetriage.judges.llm import load_config, make_judge  # lazy: the LLM package only for an LLM judge
 
         policy = policy or load_profile()
         config = load_config(policy.root)  # the environment, and llm.toml of a shipped or local profile

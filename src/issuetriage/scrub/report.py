@@ -6,6 +6,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from issuetriage.errors import UserError
 from issuetriage.scrub.flow import ScrubReport
 from issuetriage.scrub.model import Outcome
 
@@ -200,7 +201,6 @@ def save(report: ScrubReport, folder: Path) -> list[Path]:
     """Write original.py, minimized.py (when it changed) and report.json side by side."""
     import json
 
-    from issuetriage.errors import UserError
 
     data = to_json(report)
     files = {"original.py": report.script, "minimized.py": data["minimized"],

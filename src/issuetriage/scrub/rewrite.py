@@ -6,7 +6,8 @@ import ast
 import copy
 from collections import Counter
 
-from issuetriage.scrub.transforms import GLOBAL, Edit
+from issuetriage.scrub.astedit import bodies
+from issuetriage.scrub.transforms import GLOBAL, Edit, replace_node
 
 _REPEATING = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
               ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.ClassDef)
@@ -241,8 +242,6 @@ def simplify_edits(code: str) -> list[Edit]:
 
 def zero_edits(code: str) -> list[Edit]:
     """Per setup statement, integer call arguments set to 0 or 1 (capacity 0 fails at once)."""
-    from issuetriage.scrub.astedit import bodies
-    from issuetriage.scrub.transforms import replace_node
 
     edits = []
     tree = ast.parse(code)

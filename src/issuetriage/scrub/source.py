@@ -35,8 +35,8 @@ def ref_of(spec: str) -> tuple[str, int] | None:
 def fetch_issue(repo: str, number: int) -> Issue:
     """Fetch through the GitHub adapter (credentials from the environment)."""
     try:
-        from issuetriage.github.client import GitHubClient
-        from issuetriage.github.reads import fetch_issue as fetch
+        from issuetriage.github.client import GitHubClient  # lazy: the GitHub adapter only for a live issue
+        from issuetriage.github.reads import fetch_issue as fetch  # lazy: the GitHub adapter only for a live issue
     except ImportError as exc:
         raise UserError("fetching OWNER/REPO#N needs the GitHub adapter (issuetriage.github), "
                         "which is not available; save the issue as JSON and pass the file") from exc

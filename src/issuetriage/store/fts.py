@@ -14,14 +14,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from issuetriage.evidence.history import BODY_CHARS, LIMIT
 
-if TYPE_CHECKING:
-    from issuetriage.store.sqlite import Store
+
+class Store(Protocol):
+    """What this module reads of `store.sqlite.Store` (which imports this module for its schema)."""
+
+    engine: Any
+    db: Any
+
+    def transaction(self) -> AbstractContextManager[Any]: ...
 
 _BODY = f"substr({{0}}.body, 1, {BODY_CHARS})"
 _NEW, _OLD = _BODY.format("new"), _BODY.format("old")

@@ -120,6 +120,14 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
+    def history_folder(self, repo: str) -> Path | None:
+        """The history folder built for `repo` that this store remembers, or None."""
+        return fts.remembered_folder(self, repo)
+
+    def history_index(self) -> fts.StoreIndex:
+        """Full-text search over this store's live mirror, for retrieving similar past issues."""
+        return fts.StoreIndex(self)
+
     def __enter__(self) -> Store:
         return self
 
