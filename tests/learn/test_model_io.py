@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
+import shutil
 
 import numpy as np
 import pytest
@@ -12,16 +13,25 @@ import pytest
 from issuetriage.errors import ModelError
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.heuristic import HeuristicJudge
+from issuetriage.judges.learned.corpus import load_corpus
 from issuetriage.judges.learned.model import load_model, save_model
 from issuetriage.judges.learned.thresholds import NEVER
 from issuetriage.judges.learned.train import train
 
-from .conftest import SMALL
+from .conftest import SMALL, corpus_records, write_jsonl
+
+
+@pytest.fixture(scope="module")
+def saved_model(policy, tmp_path_factory):
+    """One model trained and saved for the module; each test gets its own copy to break."""
+    root = tmp_path_factory.mktemp("model_io")
+    corpus = load_corpus(write_jsonl(root / "corpus.jsonl", corpus_records()), policy)
+    return save_model(train(corpus, policy, config=SMALL), root / "model")
 
 
 @pytest.fixture()
-def model_dir(corpus, policy, tmp_path):
-    return save_model(train(corpus, policy, config=SMALL), tmp_path / "model")
+def model_dir(saved_model, tmp_path):
+    return shutil.copytree(saved_model, tmp_path / "model")
 
 
 def test_saved_model_predicts_exactly_like_the_trained_one(corpus, policy, tmp_path):

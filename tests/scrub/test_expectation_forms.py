@@ -82,7 +82,7 @@ def test_a_warning_line_becomes_an_error_while_it_is_emitted():
 def test_a_hang_is_expected_from_prose_and_a_timeout_is_then_the_same_error():
     expected = expected_from_text("parse() never returns on this input, CPU at 100%")
     assert expected.hang and expected.source == "hang"
-    slow = run_script("import time\ntime.sleep(30)\n", PY, Limits(timeout_s=1), isolation=None)
+    slow = run_script("import time\ntime.sleep(30)\n", PY, Limits(timeout_s=0.5), isolation=None)
     assert classify(slow, expected) is Outcome.SAME_ERROR
     assert classify(slow, Expected("ValueError", "x")) is Outcome.TIMEOUT
 

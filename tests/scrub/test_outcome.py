@@ -20,7 +20,7 @@ EXPECTED = Expected("KeyError", "missing widget")
     ("import time\ntime.sleep(20)", Outcome.TIMEOUT),
 ])
 def test_each_outcome_class(code, outcome):
-    result = run_script(code, PY, Limits(timeout_s=2), isolation=None)
+    result = run_script(code, PY, Limits(timeout_s=0.5 if outcome is Outcome.TIMEOUT else 2), isolation=None)
     assert classify(result, EXPECTED) is outcome
 
 
