@@ -14,14 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT.parent / "shared" / "data" / "pytorch-issues-dev.jsonl"
 
 
-# The catalog prompt 2026-12-05.1 puts the history examples inside the untrusted fence (issue #24):
-# every catalog request changed, so new/ (recorded for 2026-12-01.1) no longer replays until it is
-# recorded again (bench/recorded/README.md; stack/ was). Strict: a re-recording shows here.
-STALE = pytest.mark.xfail(strict=True, reason="recorded for catalog prompt 2026-12-01.1, before the history fence")
-
-
 @pytest.mark.skipif(not DEV.is_file(), reason="the dev corpus (../shared/data) is not here")
-@pytest.mark.parametrize("folder, prompt, neighbours", [pytest.param("new", "catalog", "0", marks=STALE),
+@pytest.mark.parametrize("folder, prompt, neighbours", [("new", "catalog", "0"),
                                                        ("old", "shortlist", "0"),
                                                        ("stack", "catalog", "5")])
 def test_every_recorded_answer_replays_for_its_request(capsys, folder, prompt, neighbours):
