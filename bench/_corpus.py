@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
-DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "pytorch-issues-dev.jsonl"
+# the shared dev corpus beside the checkout; ISSUETRIAGE_DEV_CORPUS names it from a worktree elsewhere
+DEV = Path(os.environ.get("ISSUETRIAGE_DEV_CORPUS") or
+           Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "pytorch-issues-dev.jsonl")
 
 
 def repeated_corpus(size: int, source: Path = DEV) -> Path | None:

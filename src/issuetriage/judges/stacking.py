@@ -18,8 +18,8 @@ scikit-learn and scipy are imported here only: applying a fitted stack needs num
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from issuetriage.judges.learned.features import FeatureConfig, fit_vocabulary, i
 from issuetriage.judges.neighbours import MIN_HISTORY, NeighbourVote, Stack, TextModel, best_cut, candidate_rows
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
+
+if TYPE_CHECKING:
+    from issuetriage.judges.taught import Taught
 
 WINDOW = 5000  # the most recent labelled issues the learned parts are fitted on
 ALPHA = 0.3  # learned/train.py's ridge strength
@@ -128,9 +131,11 @@ def window(past: Rows) -> list[tuple[Issue, tuple[str, ...]]]:
     return [(i.issue() if isinstance(i, Filed) else i, gold) for i, gold in labelled[-WINDOW:]]
 
 
-def fit_stack(base: Judge, history: History, past: Rows,
-              policy: Policy, k: int, progress: Progress = _no_progress) -> Stack | None:
-    """The stack fitted on the window of `past` (None: fewer than MIN_HISTORY labelled issues)."""
+def fit_stack(base: Judge, history: History, past: Rows, policy: Policy, k: int,
+              progress: Progress = _no_progress, taught: Mapping[int, Taught] | None = None) -> Stack | None:
+    """The stack fitted on the window of `past` (None: fewer than MIN_HISTORY labelled issues),
+    with `taught` evidence about past issues as features of their later neighbours."""
+    taught = dict(taught or {})
     rows_in = window(past)
     if len(rows_in) < MIN_HISTORY:
         return None
@@ -150,17 +155,17 @@ def fit_stack(base: Judge, history: History, past: Rows,
     uncovered = 0
     for g, (issue, gold) in enumerate(rows_in):
         names, rows = candidate_rows(history, k, issue, base.judge(issue, signals[g], policy), policy,
-                                     share, held_text[g])
+                                     share, held_text[g], taught)
         xs += rows
         ys += [name in gold for name in names]
         groups += [g] * len(names)
         uncovered += len(set(gold) - set(names))
         progress("judging as at its time", g + 1, len(rows_in))
-    return _fit_classifier(np.array(xs), np.array(ys), np.array(groups), uncovered, share, text)
+    return _fit_classifier(np.array(xs), np.array(ys), np.array(groups), uncovered, share, text, taught)
 
 
 def _fit_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, uncovered: int,
-                    share: dict[str, float], text: TextModel) -> Stack:
+                    share: dict[str, float], text: TextModel, taught: Mapping[int, Taught]) -> Stack:
     from sklearn.linear_model import LogisticRegression  # lazy: fitting only; applying a stack needs numpy alone
     from sklearn.model_selection import GroupKFold  # lazy: fitting only; applying a stack needs numpy alone
     from sklearn.pipeline import make_pipeline  # lazy: fitting only; applying a stack needs numpy alone
@@ -176,10 +181,11 @@ def _fit_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, uncovered:
     scaler, logistic = model.steps[0][1], model.steps[1][1]
     return Stack(mean=scaler.mean_.astype(np.float64), scale=scaler.scale_.astype(np.float64),
                  weights=logistic.coef_[0].astype(np.float64), bias=float(logistic.intercept_[0]),
-                 cut=best_cut(held, y, uncovered), share=share, text=text)
+                 cut=best_cut(held, y, uncovered), share=share, text=text, taught=taught)
 
 
 def stacked(base: Judge, history: History, past: Rows, policy: Policy,
-            k: int) -> Judge:
-    """`base` stacked with `history`, fitted now on `past` (`eval`'s folds, a JSONL history)."""
-    return NeighbourVote(base, history, fit_stack(base, history, past, policy, k), k)  # type: ignore[return-value]
+            k: int, taught: Mapping[int, Taught] | None = None) -> Judge:
+    """`base` stacked with `history` (and `taught` evidence about it), fitted now on `past`
+    (`eval`'s folds, a JSONL history)."""
+    return NeighbourVote(base, history, fit_stack(base, history, past, policy, k, taught=taught), k)  # type: ignore[return-value]
