@@ -114,6 +114,11 @@ def product_gap(corpus_path: Path, answers: Path, prompt: str = "catalog") -> No
     for r in scored:
         for label in sorted((named[r.number][1] & r.gold) - r.predicted):
             print(f"  dropped #{r.number} {label!r} ({r.decision.value})")
+    for r in scored:
+        for label in sorted(r.predicted - named[r.number][1]):
+            source = "judge" if label in r.judge_proposed else "tree"
+            print(f"  added #{r.number} {label!r} ({r.decision.value}, {source}, "
+                  f"{'right' if label in r.gold else 'wrong'})")
     kept = [(r.gold, r.predicted | named[r.number][1] if r.decision.value in STOPS else r.predicted)
             for r in scored]
     print("stop steps keeping the model's labels", set_prf(kept).to_json())

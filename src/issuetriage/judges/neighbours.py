@@ -127,6 +127,13 @@ class NeighbourVote:
     def name(self) -> str:
         return f"{self.base.name}+history"
 
+    def probability(self, confidence: float, policy: Policy) -> float:
+        """The stack's calibrated probability behind one of its label confidences (`rescale`'s
+        inverse); the base judge's confidence itself without a stack."""
+        if self.stack is None:
+            return confidence
+        return unscale(confidence, self.stack.cut, policy.meta.thresholds.label)
+
     def judge(self, issue: Issue, signals: Signals, policy: Policy) -> Judgment:
         judgment = self.base.judge(issue, signals, policy)
         stack = self.stack
@@ -153,6 +160,13 @@ def rescale(p: float, cut: float, gate: float) -> float:
     if p < cut:
         return gate * p / cut
     return gate + (1.0 - gate) * (p - cut) / (1.0 - cut)
+
+
+def unscale(confidence: float, cut: float, gate: float) -> float:
+    """`rescale`'s inverse: the probability a confidence stands for."""
+    if confidence < gate:
+        return confidence * cut / gate
+    return cut + (confidence - gate) * (1.0 - cut) / (1.0 - gate)
 
 
 def best_cut(probs: np.ndarray, truth: np.ndarray, uncovered: int) -> float:
