@@ -97,7 +97,9 @@ def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue
     request showed bystander comments or `past_issues` (the repository's history, written by
     anyone), the model's kind, missing repro, transfer and oncall queue must match the offline
     judge's (which reads only the reporter's text, and of past issues only their maintainers'
-    labels), or the offline judge's reading is kept."""
+    labels), or the offline judge's kind, missing repro and transfer are kept, and only the
+    queues both name (the offline judge at its routing gate) stay: the shield never adds a queue
+    the model did not name, nor keeps one only the model named."""
     if offline is None or not (past_issues or bystander_comments(issue)):
         return judgment
     model_queues = {s.name for s in judgment.labels if policy.is_oncall(s.name)}
@@ -106,8 +108,8 @@ def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue
             and judgment.transfer_repo == offline.transfer_repo and model_queues <= offline_queues)
     if same:
         return judgment
-    kept = tuple(s for s in judgment.labels if not policy.is_oncall(s.name))
-    kept += tuple(s for s in offline.labels if policy.is_oncall(s.name))
+    route = policy.meta.thresholds.route
+    kept = tuple(s for s in judgment.labels if not policy.is_oncall(s.name) or offline.score(s.name) >= route)
     note = (f" {'Past issues' if past_issues else 'Bystander comments'} present: kind and routing "
             "kept from the offline judge, which reads only the reporter's text.")
     return judgment.model_copy(update={
