@@ -113,3 +113,20 @@ def test_history_build_takes_answers_and_corrections_and_update_keeps_what_it_wa
     stack = load_folder(folder, load_profile("pytorch")).stack
     assert stack is not None and stack.taught[records[0]["number"]] == Taught(("module: docs",), "correction", 1.0)
     assert stack.taught[records[1]["number"]].labels == ("module: crash",)
+
+
+def test_the_stack_learns_a_label_only_taught_as_a_soft_target_of_its_weight_and_gold_as_one():
+    import numpy as np
+
+    from issuetriage.judges.neighbours import best_cut
+    from issuetriage.judges.stacking import _weighted, targets
+
+    assert targets(("module: nccl",), Taught(("module: nccl", "module: crash"), "model:m", 0.5)) == {
+        "module: nccl": 1.0, "module: crash": 0.5}
+    assert targets(("module: nccl",), None) == {"module: nccl": 1.0}
+    x = np.array([[1.0], [2.0], [3.0]])
+    xw, yw, weight = _weighted(x, np.array([1.0, 0.5, 0.0]))
+    assert xw.tolist() == [[1.0], [2.0], [2.0], [3.0]] and yw.tolist() == [1, 1, 0, 0]
+    assert weight.tolist() == [1.0, 0.5, 0.5, 1.0]
+    # a soft target counts its weight as a hit: keeping the taught candidate is worth it at 0.5
+    assert best_cut(np.array([0.9, 0.45, 0.05]), np.array([1.0, 0.5, 0.0]), 0.0) <= 0.44

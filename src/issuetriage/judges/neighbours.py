@@ -169,14 +169,16 @@ def unscale(confidence: float, cut: float, gate: float) -> float:
     return cut + (confidence - gate) * (1.0 - cut) / (1.0 - gate)
 
 
-def best_cut(probs: np.ndarray, truth: np.ndarray, uncovered: int) -> float:
-    """The probability cut with the best micro F1 over the candidates; `uncovered` gold labels
-    are ones no candidate covers (they count as misses at every cut)."""
-    positives = int(truth.sum()) + uncovered
+def best_cut(probs: np.ndarray, truth: np.ndarray, uncovered: float) -> float:
+    """The probability cut with the best micro F1 over the candidates; `truth` is each
+    candidate's target (1 or 0; a taught label's weight in between), `uncovered` the targets no
+    candidate covers (misses at every cut)."""
+    truth = truth.astype(np.float64)
+    positives = float(truth.sum()) + uncovered
     best, cut = -1.0, 0.5
     for t in np.round(np.arange(0.1, 0.8, 0.02), 2):
         chosen = probs >= t
-        f1 = 2 * int((chosen & truth).sum()) / (int(chosen.sum()) + positives) if positives else 0.0
+        f1 = 2 * float(truth[chosen].sum()) / (int(chosen.sum()) + positives) if positives else 0.0
         if f1 > best:
             best, cut = f1, float(t)
     return cut
