@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import DEV  # noqa: E402
+from _corpus import DEV, plan_labels  # noqa: E402
 from issuetriage.evaluate.replay import replay  # noqa: E402
 from issuetriage.evaluate.requests import sample_split  # noqa: E402
 from issuetriage.evaluate.run import EvalOptions, judge_factory  # noqa: E402
@@ -40,7 +40,7 @@ def f1(results: list[IssueResult]) -> dict:
 
 
 def write(path: Path, results: list[IssueResult]) -> None:
-    path.write_text("".join(json.dumps({"number": r.number, "labels": sorted(r.predicted)}) + "\n"
+    path.write_text("".join(json.dumps({"number": r.number, "labels": plan_labels(r)}) + "\n"
                             for r in sorted(results, key=lambda r: r.number)), encoding="utf-8")
 
 
@@ -58,9 +58,14 @@ def main() -> None:
     policy = load_profile("pytorch")
     corpus = load_corpus(DEV, policy)
     held, rest = sample_split(corpus, 60, 0)
-    options = EvalOptions(neighbours=5, answers=args.answers, prompt="catalog", sample=60, learn_answers=args.learn)
+    options = EvalOptions(neighbours=5, answers=args.answers, prompt="catalog", sample=60)
     hybrid = judge_factory("hybrid", policy, None, "pytorch", TrainConfig(), options, learns=False)(
         corpus.subset(rest))
+    if args.learn:  # the offline half taught the answers of other issues; the model is asked the
+        # requests its answers were recorded for (built over the untaught stack)
+        hybrid.offline = judge_factory("heuristic", policy, None, "pytorch", TrainConfig(),  # type: ignore[attr-defined]
+                                       EvalOptions(neighbours=5, learn_answers=args.learn), learns=False)(
+            corpus.subset(rest))
     examples = [corpus.examples[i] for i in held]
     offline = {r.number: r for r in replay(examples, policy, hybrid.offline)}  # type: ignore[attr-defined]
     llm = {r.number: r for r in replay(examples, policy, hybrid.llm)}  # type: ignore[attr-defined]
@@ -78,14 +83,18 @@ def main() -> None:
         m = f1(picked[t])
         print(f"{t:9.2f} {60 - len(keep):5d} {(60 - len(keep)) / 60:6.3f} {m['precision']:.3f}  "
               f"{m['recall']:.3f}  {m['f1']:.3f}", flush=True)
-    hybrid.threshold = args.check  # type: ignore[attr-defined]
-    real = f1(replay(examples, policy, hybrid))
-    print(f"check: the real hybrid judge at {args.check}: {real} (simulated {f1(picked[args.check])})")
+    if not args.learn:  # with taught evidence the real hybrid would ask requests never recorded
+        hybrid.threshold = args.check  # type: ignore[attr-defined]
+        real = f1(replay(examples, policy, hybrid))
+        print(f"check: the real hybrid judge at {args.check}: {real} (simulated {f1(picked[args.check])})")
     if args.adj:
         args.adj.mkdir(parents=True, exist_ok=True)
+        tag = "-taught" if args.learn else ""
         write(args.adj / "llm.jsonl", list(llm.values()))
         for t in (float(x) for x in args.adj_thresholds.split(",")):
-            write(args.adj / f"hybrid-{t:.2f}.jsonl", picked[t])
+            write(args.adj / f"hybrid{tag}-{t:.2f}.jsonl", picked[t])
+            sent = sum(1 for r in picked[t] if r is llm[r.number] and r is not offline[r.number])
+            print(f"adj: hybrid{tag}-{t:.2f}.jsonl sends {sent} of 60 to the model")
 
 
 if __name__ == "__main__":

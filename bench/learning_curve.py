@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import DEV, halves  # noqa: E402
+from _corpus import DEV, halves, plan_labels  # noqa: E402
 from issuetriage.evaluate.replay import replay  # noqa: E402
 from issuetriage.evaluate.report import build_report  # noqa: E402
 from issuetriage.evaluate.run import EvalOptions, evaluate, judge_factory, replay_corpus  # noqa: E402
@@ -71,7 +71,7 @@ def sample_labels(learn: Path | None, out: Path) -> None:
     """The plans' labels on the 60-issue sample (seed 0), one JSON line per issue."""
     _, results, _ = replay_corpus(DEV, judge="heuristic", seed=0,
                                   options=EvalOptions(neighbours=K, sample=60, learn_answers=learn))
-    out.write_text("".join(json.dumps({"number": r.number, "labels": sorted(r.predicted)}) + "\n"
+    out.write_text("".join(json.dumps({"number": r.number, "labels": plan_labels(r)}) + "\n"
                            for r in sorted(results, key=lambda r: r.number)), encoding="utf-8")
 
 
@@ -93,7 +93,7 @@ def main() -> None:
         for count in counts:
             learn = first_answers(args.answers, order, count, Path(tmp))
             taught = 0 if learn is None else sum(1 for _ in learn.open())
-            for part in args.parts.split(","):
+            for part in [p for p in args.parts.split(",") if p]:
                 if part == "untouched":
                     report = untouched(parts[0], parts[1], learn)
                 else:
