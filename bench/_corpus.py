@@ -55,3 +55,10 @@ def plan_labels(result: Any) -> list[str]:
 
     allowed = content_labels(load_profile("pytorch"))
     return sorted(label for label in result.plan_labels if label in allowed)
+
+
+def write_label_sets(path: Path, results: Any) -> None:
+    """One JSON line per replayed issue, `{"number", "labels"}` (`plan_labels`), by number: the
+    label sets a blind adjudication reads."""
+    path.write_text("".join(json.dumps({"number": r.number, "labels": plan_labels(r)}) + "\n"
+                            for r in sorted(results, key=lambda r: r.number)), encoding="utf-8")

@@ -16,13 +16,12 @@ DIR/offline.jsonl for the blind adjudication, and prints each threshold's share 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import DEV, plan_labels  # noqa: E402
+from _corpus import DEV, write_label_sets  # noqa: E402
 from issuetriage.evaluate.replay import replay  # noqa: E402
 from issuetriage.evaluate.requests import sample_split  # noqa: E402
 from issuetriage.evaluate.run import EvalOptions, judge_factory  # noqa: E402
@@ -37,11 +36,6 @@ THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(21))
 
 def f1(results: list[IssueResult]) -> dict:
     return set_prf((r.gold, r.predicted) for r in results if r.labelled).to_json()
-
-
-def write(path: Path, results: list[IssueResult]) -> None:
-    path.write_text("".join(json.dumps({"number": r.number, "labels": plan_labels(r)}) + "\n"
-                            for r in sorted(results, key=lambda r: r.number)), encoding="utf-8")
 
 
 def main() -> None:
@@ -90,9 +84,9 @@ def main() -> None:
     if args.adj:
         args.adj.mkdir(parents=True, exist_ok=True)
         tag = "-taught" if args.learn else ""
-        write(args.adj / "llm.jsonl", list(llm.values()))
+        write_label_sets(args.adj / "llm.jsonl", list(llm.values()))
         for t in (float(x) for x in args.adj_thresholds.split(",")):
-            write(args.adj / f"hybrid{tag}-{t:.2f}.jsonl", picked[t])
+            write_label_sets(args.adj / f"hybrid{tag}-{t:.2f}.jsonl", picked[t])
             sent = sum(1 for r in picked[t] if r is llm[r.number] and r is not offline[r.number])
             print(f"adj: hybrid{tag}-{t:.2f}.jsonl sends {sent} of 60 to the model")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import DEV, halves, plan_labels  # noqa: E402
+from _corpus import DEV, halves, write_label_sets  # noqa: E402
 from issuetriage.evaluate.replay import replay  # noqa: E402
 from issuetriage.evaluate.report import build_report  # noqa: E402
 from issuetriage.evaluate.run import EvalOptions, evaluate, judge_factory, replay_corpus  # noqa: E402
@@ -71,8 +71,7 @@ def sample_labels(learn: Path | None, out: Path) -> None:
     """The plans' labels on the 60-issue sample (seed 0), one JSON line per issue."""
     _, results, _ = replay_corpus(DEV, judge="heuristic", seed=0,
                                   options=EvalOptions(neighbours=K, sample=60, learn_answers=learn))
-    out.write_text("".join(json.dumps({"number": r.number, "labels": plan_labels(r)}) + "\n"
-                           for r in sorted(results, key=lambda r: r.number)), encoding="utf-8")
+    write_label_sets(out, results)
 
 
 def main() -> None:
