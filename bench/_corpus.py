@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
-DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "pytorch-issues-dev.jsonl"
+# the shared dev corpus beside the checkout; ISSUETRIAGE_DEV_CORPUS names it from a worktree elsewhere
+DEV = Path(os.environ.get("ISSUETRIAGE_DEV_CORPUS") or
+           Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "pytorch-issues-dev.jsonl")
 
 
 def repeated_corpus(size: int, source: Path = DEV) -> Path | None:
@@ -41,3 +45,20 @@ def halves(source: Path = DEV) -> tuple[Path, Path] | None:
         path.write_text("".join(line + "\n" for line in part), encoding="utf-8")
         out.append(path)
     return out[0], out[1]
+
+
+def plan_labels(result: Any) -> list[str]:
+    """The content labels a replayed plan adds (an `IssueResult`), all of them: no filtering that
+    depends on gold, so a blind reviewer sees what the bot would write."""
+    from issuetriage.judges.learned.corpus import content_labels
+    from issuetriage.policy import load_profile
+
+    allowed = content_labels(load_profile("pytorch"))
+    return sorted(label for label in result.plan_labels if label in allowed)
+
+
+def write_label_sets(path: Path, results: Any) -> None:
+    """One JSON line per replayed issue, `{"number", "labels"}` (`plan_labels`), by number: the
+    label sets a blind adjudication reads."""
+    path.write_text("".join(json.dumps({"number": r.number, "labels": plan_labels(r)}) + "\n"
+                            for r in sorted(results, key=lambda r: r.number)), encoding="utf-8")

@@ -100,7 +100,7 @@ def main() -> int:
         schemas.append(len(json.dumps(prompt.schema)))
         excerpts.append(len(issue_excerpt(issue)))
         issue_chars.append(len(issue.title) + len(issue.body))
-        asked.append(not offline_confident(offline, args.threshold))
+        asked.append(not offline_confident(offline, args.threshold, policy))
         offline_judgments.append(offline)
     base, how = baseline()
     n = len(sizes)
@@ -126,7 +126,7 @@ def main() -> int:
     print(f"hybrid (threshold {args.threshold}): model asked for {sum(asked)} of {n} issues "
           f"({share:.0%}); mean chars sent per issue {sum(s for s, a in zip(sizes, asked) if a) / n:,.0f} "
           f"({sum(s for s, a in zip(sizes, asked) if a) / n / base:.1%} of baseline)")
-    sweep = ", ".join(f"{t:.2f}: {sum(not offline_confident(j, t) for j in offline_judgments) / n:.0%}"
+    sweep = ", ".join(f"{t:.2f}: {sum(not offline_confident(j, t, policy) for j in offline_judgments) / n:.0%}"
                       for t in (0.5, 0.6, 0.7, 0.75, 0.8, 0.9))
     print(f"  share asked by threshold: {sweep}")
     verdict = "met" if median <= 0.5 * base else "NOT met"

@@ -98,7 +98,7 @@ def raw_answers(corpus_path: Path, answers: Path, gate: float = 0.5) -> dict[str
 STOPS = ("redirect_oncall", "request_info")
 
 
-def product_gap(corpus_path: Path, answers: Path, prompt: str = "catalog") -> None:
+def product_gap(corpus_path: Path, answers: Path, prompt: str = "catalog", neighbours: int = 0) -> None:
     """The LLM path against the same answers raw (60-issue sample, seed 0): the right labels the
     answers name that the product drops, by decision, and the F1 the product would have if its
     stop steps kept the model's labels."""
@@ -107,13 +107,19 @@ def product_gap(corpus_path: Path, answers: Path, prompt: str = "catalog") -> No
 
     named = named_by_answers(corpus_path, answers)
     _, results, _ = replay_corpus(corpus_path, judge="llm", seed=0,
-                                  options=EvalOptions(answers=answers, prompt=prompt, sample=60))
+                                  options=EvalOptions(answers=answers, prompt=prompt, sample=60,
+                                                      neighbours=neighbours))
     scored = [r for r in results if r.labelled]
     print("product", set_prf((r.gold, r.predicted) for r in scored).to_json())
     print("raw    ", set_prf(named[r.number] for r in scored).to_json())
     for r in scored:
         for label in sorted((named[r.number][1] & r.gold) - r.predicted):
             print(f"  dropped #{r.number} {label!r} ({r.decision.value})")
+    for r in scored:
+        for label in sorted(r.predicted - named[r.number][1]):
+            source = "judge" if label in r.judge_proposed else "tree"
+            print(f"  added #{r.number} {label!r} ({r.decision.value}, {source}, "
+                  f"{'right' if label in r.gold else 'wrong'})")
     kept = [(r.gold, r.predicted | named[r.number][1] if r.decision.value in STOPS else r.predicted)
             for r in scored]
     print("stop steps keeping the model's labels", set_prf(kept).to_json())
@@ -154,5 +160,5 @@ if __name__ == "__main__" and len(sys.argv) > 2 and sys.argv[1] == "halves":
 
 
 if __name__ == "__main__" and len(sys.argv) > 3 and sys.argv[1] == "gap":
-    # PYTHONHASHSEED=0 PYTHONPATH=src python bench/quality.py gap CORPUS ANSWERS.jsonl
-    product_gap(Path(sys.argv[2]), Path(sys.argv[3]))
+    # PYTHONHASHSEED=0 PYTHONPATH=src python bench/quality.py gap CORPUS ANSWERS.jsonl [NEIGHBOURS]
+    product_gap(Path(sys.argv[2]), Path(sys.argv[3]), neighbours=int(sys.argv[4]) if len(sys.argv) > 4 else 0)

@@ -57,3 +57,21 @@ def test_a_new_function_request_gets_the_function_request_type(policy):
     got = labels(policy, "Add torch.nanpercentile",
                  "Feature request: it would be great to have a new function like numpy.nanpercentile.")
     assert "function request" in got and "feature" not in got
+
+
+FEATURE_TEMPLATE = "### 🚀 The feature, motivation and pitch\n\n{}\n\n### Alternatives\n\n_No response_"
+
+
+@pytest.mark.parametrize("title, body, expected", [
+    # the skill's `enhancement`: a clearer error message improves something that works; quoting
+    # the error it improves does not make it a bug report
+    ("Improve the error message when torch.cat gets tensors of different dtypes",
+     "The current error message is confusing: `RuntimeError: expected scalar type Float but found "
+     "Double`. A clearer error message naming the offending argument would help.", "enhancement"),
+    # `function request`: a new argument to an existing function
+    ("Add a `dim` argument to torch.unique_consecutive", "Please add a new argument so counts work along a dim.",
+     "function request"),
+])
+def test_a_request_gets_the_skills_specific_type_label(policy, title, body, expected):
+    got = labels(policy, title, FEATURE_TEMPLATE.format(body))
+    assert expected in got and "feature" not in got

@@ -54,7 +54,7 @@ def test_the_manifest_names_profile_repository_source_and_counts(built, capsys):
     manifest = json.loads(out)
     assert code == 0 and manifest["profile"] == "pytorch" and manifest["repo"] == "pytorch/pytorch"
     assert manifest["source"]["name"] == str(corpus) and len(manifest["source"]["sha256"]) == 64
-    assert manifest["counts"]["labelled"] == 40 and manifest["schema_version"] == 1
+    assert manifest["counts"]["labelled"] == 40 and manifest["schema_version"] == 2
     assert not [p for p in folder.iterdir() if p.suffix == ".pkl"]
 
 

@@ -65,3 +65,14 @@ def test_a_bystander_cannot_turn_a_bug_into_a_question_or_reroute_it(policy):
     assert shielded.score("module: cuda") == 0.8 and "Bystander" in shielded.reasoning
     no_bystander = svd_issue()
     assert shield_bystanders(model, offline, no_bystander, policy) == model
+
+
+def test_the_shield_keeps_only_queues_both_judges_name_and_adds_none_the_model_left_out(policy):
+    issue = svd_issue(comments=(("someone", "Just a question about memory"),))
+    offline = offline_judgment(kind=Kind.BUG, labels=(("oncall: profiler", 0.7), ("oncall: pt2", 0.6)))
+    model = offline.model_copy(update={"kind": Kind.QUESTION, "kind_confidence": 0.6, "labels": (
+        LabelScore(name="oncall: pt2", confidence=0.9), LabelScore(name="module: embedding", confidence=0.65))})
+    shielded = shield_bystanders(model, offline, issue, policy)
+    assert shielded.kind is Kind.BUG  # the offline kind, as before
+    assert shielded.score("oncall: profiler") == 0.0  # never a queue the model left out
+    assert shielded.score("oncall: pt2") == 0.9 and shielded.score("module: embedding") == 0.65

@@ -14,7 +14,7 @@ from issuetriage.policy import load_profile
 
 
 def build_command(corpus: Path | None, store: str | None, out: Path, profile: str, model: Path | None,
-                  update: bool) -> dict[str, Any]:
+                  update: bool, answers: Path | None = None, corrections: Path | None = None) -> dict[str, Any]:
     """Read the source, build the folder, remember it in the store when one is given."""
     from issuetriage.history.build import build  # lazy: CLI start-up
     from issuetriage.history.sources import from_corpus, from_store  # lazy: CLI start-up
@@ -26,6 +26,7 @@ def build_command(corpus: Path | None, store: str | None, out: Path, profile: st
                         "or --store DB")
     policy = load_profile(profile)
     check_out(out)  # before reading, which can take a while
+    taught = _taught(policy, answers, corrections)
     base = get_judge("learned" if model else "heuristic", model, profile=policy, env={})
     db = _open_store(store) if store else None
     try:
@@ -33,7 +34,8 @@ def build_command(corpus: Path | None, store: str | None, out: Path, profile: st
         for problem in source.skipped:
             typer.echo(f"warning: {corpus}: skipped {problem}", err=True)
         with _progress() as progress:
-            manifest = build(source, policy, out, base, NEIGHBOURS, update=update, progress=progress)
+            manifest = build(source, policy, out, base, NEIGHBOURS, update=update, progress=progress,
+                             taught=taught)
         if db is not None:
             from issuetriage.store.fts import remember_folder  # lazy: CLI start-up
 
@@ -43,6 +45,14 @@ def build_command(corpus: Path | None, store: str | None, out: Path, profile: st
             db.close()
     return {"folder": str(out), **{k: manifest[k] for k in ("profile", "repo", "built_at", "seconds")},
             **manifest["counts"], "source": manifest["source"]["name"]}
+
+
+def _taught(policy: Any, answers: Path | None, corrections: Path | None) -> Any:
+    """Recorded answers and corrections to learn from (corrections win); checked before building."""
+    from issuetriage.judges.taught import read_answers, read_corrections  # lazy: CLI start-up
+
+    return {**(read_answers(answers, policy) if answers else {}),
+            **(read_corrections(corrections, policy) if corrections else {})}
 
 
 def _open_store(store: str) -> Any:
@@ -93,10 +103,15 @@ def register(app: typer.Typer) -> None:
         model: ModelOpt = None,
         update: Annotated[bool, typer.Option(
             "--update", help="Refresh an existing folder: index only what changed, refit the learned parts.")] = False,
+        answers: Annotated[Optional[Path], typer.Option(
+            "--answers", help="Recorded LLM answers (ISSUETRIAGE_LLM_RECORD JSONL) to learn from, "
+                              "kept apart from maintainers' labels.")] = None,
+        corrections: Annotated[Optional[Path], typer.Option(
+            "--corrections", help="Corrections to learn from (`issuetriage corrections --out`).")] = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Build the history folder every judge loads. Example: issuetriage history build --store t.db --out history/"""
-        summary = build_command(corpus, store, out, profile, model, update)
+        summary = build_command(corpus, store, out, profile, model, update, answers, corrections)
         emit(fmt, summary, "\n".join(f"{key}: {value}" for key, value in summary.items()))
 
     @history_app.command("show")

@@ -88,6 +88,10 @@ def register(app: typer.Typer) -> None:
         sample: Annotated[Optional[int], typer.Option(
             "--sample", min=1, help="Score a fixed random sample of N labelled issues (--seed); "
                                     "the rest is history and training data.")] = None,
+        learn_answers: Annotated[Optional[Path], typer.Option(
+            "--learn-answers", help="Recorded LLM answers the history stack learns from (training side only).")] = None,
+        learn_corrections: Annotated[Optional[Path], typer.Option(
+            "--learn-corrections", help="Corrections the history stack learns from (training side only).")] = None,
     ) -> None:
         """Replay labelled issues through the engine and score it. Example: issuetriage eval --corpus issues.jsonl --folds 5"""
         from issuetriage.evaluate.report import format_text
@@ -96,7 +100,7 @@ def register(app: typer.Typer) -> None:
 
         report = evaluate(corpus, profile, judge, model, folds, seed, strict,
                           TrainConfig(target_precision=target_precision, prior_veto=prior_veto),
-                          EvalOptions(neighbours, answers, prompt, sample))
+                          EvalOptions(neighbours, answers, prompt, sample, learn_answers, learn_corrections))
         for problem in report["skipped_lines"]:
             typer.echo(f"warning: {corpus}: skipped {problem}", err=True)
         for note in report["notes"]:

@@ -19,18 +19,35 @@ from issuetriage.judges.learned.train import TrainConfig
 from issuetriage.judges.llm import make_judge
 from issuetriage.judges.llm.config import LLMConfig, load_config
 from issuetriage.judges.stacking import stacked
+from issuetriage.judges.taught import Teaching, read_answers, read_corrections, restricted
 from issuetriage.policy import Policy, load_profile
 
 
 @dataclass(frozen=True)
 class EvalOptions:
     """What `eval` adds to a judge: history (k neighbours, 0 = none), recorded LLM answers and
-    the prompt style, a fixed scored sample instead of the whole corpus."""
+    the prompt style, a fixed scored sample instead of the whole corpus, and evidence the
+    offline judge learns from beside the maintainers' labels (recorded answers, corrections)."""
 
     neighbours: int = 0
     answers: Path | None = None
     prompt: str = "catalog"
     sample: int | None = None
+    learn_answers: Path | None = None
+    learn_corrections: Path | None = None
+
+
+def teaching(options: EvalOptions, policy: Policy) -> Teaching:
+    """The evidence `--learn-answers` and `--learn-corrections` name (corrections win)."""
+    answers = read_answers(options.learn_answers, policy) if options.learn_answers else {}
+    corrections = read_corrections(options.learn_corrections, policy) if options.learn_corrections else {}
+    return {**answers, **corrections}
+
+
+def split_teaching(taught: Teaching, train_corpus: Corpus) -> Teaching:
+    """The evidence a split's judge may learn from: about its training side only, so an issue's
+    own answer never teaches the judge that scores it."""
+    return restricted(taught, (e.issue.number for e in train_corpus.examples))
 
 
 def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, profile: str,
@@ -42,6 +59,7 @@ def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, prof
     # env={}: a history in the environment must never reach a replay (it would see the future)
     train_learned = learned_factory(policy, get_judge("heuristic", env={}), config) if learns else None
     loaded = get_judge(offline_name, model_dir, profile=profile, env={}) if not learns else None
+    taught = teaching(options, policy)
 
     def make(train_corpus: Corpus) -> Judge:
         offline: Judge | None = train_learned(train_corpus) if train_learned else loaded
@@ -49,7 +67,8 @@ def judge_factory(judge: str, policy: Policy, model_dir: str | Path | None, prof
         past = past_of(train_corpus.examples, policy.meta.repo)
         history = memory_history(policy.meta.repo, past)
         if options.neighbours:
-            offline = stacked(offline, history, past, policy, options.neighbours)
+            offline = stacked(offline, history, past, policy, options.neighbours,
+                              split_teaching(taught, train_corpus))
         if judge not in ("llm", "hybrid"):
             return offline
 
@@ -102,6 +121,8 @@ def replay_corpus(corpus_path: str | Path, profile: str = "pytorch", judge: str 
         raise UserError("--neighbours fits its vote on the training side: use --folds K or --sample N")
     if options.answers is not None and judge not in ("llm", "hybrid"):
         raise UserError("--answers replays recorded LLM answers: use --judge llm or hybrid")
+    if (options.learn_answers or options.learn_corrections) and not options.neighbours:
+        raise UserError("--learn-answers and --learn-corrections teach the history stack: add --neighbours K")
     policy = load_profile(profile)
     corpus = load_corpus(corpus_path, policy, strict=strict)
     if folds > len(corpus.examples):

@@ -5,10 +5,15 @@ so a failed or interrupted build leaves the old folder (or nothing) behind. `--u
 from the existing folder's index: only new or changed issues are indexed again; the statistics
 are refrozen (one linear pass) and the learned parts refitted on the window (bounded:
 `judges/stacking.py`), so its cost grows at most linearly with the history.
+
+Evidence beside the maintainers' labels (a model's recorded answers, humans' corrections:
+`judges/taught.py`) is fitted into the stack as its own features and kept in the folder; an
+`--update` keeps what the folder was taught before, newer evidence about an issue winning.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from datetime import UTC, datetime
@@ -31,6 +36,7 @@ from issuetriage.judges.history_folder import (
     write_parts,
 )
 from issuetriage.judges.stacking import WINDOW, Progress, fit_stack, window
+from issuetriage.judges.taught import Taught, Teaching, from_json, summary
 from issuetriage.policy import Policy
 
 
@@ -39,7 +45,7 @@ def _quiet(step: str, done: int, total: int) -> None:
 
 
 def build(source: Source, policy: Policy, out: Path, base: Judge, k: int, *, update: bool = False,
-          progress: Progress = _quiet) -> dict[str, Any]:
+          progress: Progress = _quiet, taught: Teaching | None = None) -> dict[str, Any]:
     """Build (or with `update`, refresh) the history folder `out`; returns its manifest. The
     source's issues are handed over: once indexed, all but the fit's window are let go (a
     100,000-issue build keeps 5,000 issues in memory while it fits)."""
@@ -47,6 +53,7 @@ def build(source: Source, policy: Policy, out: Path, base: Judge, k: int, *, upd
     check_out(out)
     if update:
         check_for(read_manifest(out), out, policy)
+    evidence = {**(_taught_before(out) if update else {}), **(taught or {})}
     tmp = staging(out)
     try:
         index = _index(tmp, source, policy, out if update else None, progress)
@@ -56,7 +63,7 @@ def build(source: Source, policy: Policy, out: Path, base: Judge, k: int, *, upd
         labelled = len(source.past)
         fitted_on = window(source.past)
         source.past.clear()
-        stack = fit_stack(base, history, fitted_on, policy, k, progress)
+        stack = fit_stack(base, history, fitted_on, policy, k, progress, taught=evidence)
         index.db.close()
         write_parts(tmp, stack)
         manifest = {
@@ -64,7 +71,7 @@ def build(source: Source, policy: Policy, out: Path, base: Judge, k: int, *, upd
             "source": source.manifest(),
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "counts": {"issues": source.issues, "labelled": labelled, "indexed": index.issues,
-                       "fitted_on": len(fitted_on)},
+                       "fitted_on": len(fitted_on), "taught": summary(evidence)},
             "settings": {"window": WINDOW, "neighbours": k},
             "stack": stack is not None,
             "seconds": round(time.perf_counter() - started, 1),
@@ -74,6 +81,17 @@ def build(source: Source, policy: Policy, out: Path, base: Judge, k: int, *, upd
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return read_manifest(out)
+
+
+def _taught_before(out: Path) -> dict[int, Taught]:
+    """What an existing folder was taught (kept through an `--update`)."""
+    path = out / "taught.json"
+    if not path.exists():
+        return {}
+    try:
+        return from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise HistoryError(f"{path}: damaged ({exc}); build the folder again without --update") from None
 
 
 def _index(folder: Path, source: Source, policy: Policy, previous: Path | None, progress: Progress) -> FolderIndex:

@@ -59,7 +59,7 @@ class HeuristicJudge:
         scores = {label: LabelScore(name=label, confidence=conf, reason=_reason(hits))
                   for label, (conf, hits) in best.items()}
         self._edge_cases(signals, policy, title_grams, scores)
-        kind, kind_conf, why = self._kind(issue, signals, policy, bool(scores))
+        kind, kind_conf, why = self._kind(issue, signals, policy, scores)
         transfer, transfer_conf = self._transfer(signals, policy, title_grams)
         return Judgment(
             judge=self.name,
@@ -91,14 +91,25 @@ class HeuristicJudge:
                     scores[label] = LabelScore(name=label, confidence=conf, reason=_reason(hits[key]))
 
     @staticmethod
-    def _kind(issue: Issue, signals: Signals, policy: Policy, any_label: bool) -> tuple[Kind, float, str]:
+    def _kind(issue: Issue, signals: Signals, policy: Policy,
+              scores: dict[str, LabelScore]) -> tuple[Kind, float, str]:
         """Question, bug, feature or unclear, from the kind rules and the shape of the report."""
         hits = matchers(policy).kind.hits(signals)
         n = {key: len({h.norm for h in hits.get(key, [])}) for key in
              ("question", "bug", "feature", "expected_behavior")}
         errors = signals.has_traceback or bool(signals.exceptions)
+        any_label = bool(scores)
         if n["feature"] >= 2 and n["feature"] > n["bug"] and not errors:
             return Kind.FEATURE, 0.8, f"asks for something new ({n['feature']} feature signals)"
+        # a confident specific type label (redundancy.toml: `enhancement`, an improvement to
+        # something that works such as a clearer error message, or `function request`) on a
+        # request: quoting the error it improves is not a defect, a traceback is
+        types = policy.meta.type_labels
+        specific = {p.specific for p in policy.redundancy.pair if p.specific in types and p.generic in types}
+        requested = sorted(t for t in specific
+                           if t in scores and scores[t].confidence >= policy.meta.thresholds.label)
+        if requested and n["feature"] >= 2 and not signals.has_traceback:
+            return Kind.FEATURE, 0.8, f"asks for a change ({requested[0]}, {n['feature']} feature signals)"
         marked = bool(matchers(policy).question_marker.hits(signals, text=issue.title))
         if n["question"] and not errors and not n["bug"] and not n["feature"] and not signals.code_blocks:
             if marked:

@@ -8,6 +8,8 @@
     text_coef.npy      its coefficients (features × labels), memory-mapped when loaded
     stack.json         the stack's cut and label shares
     stack.npz          the stack's standardisation and logistic weights
+    taught.json        labels past issues were taught beside their maintainers' labels (a model's
+                       recorded answers, corrections), with provenance and weight (when any)
 
 Arrays are read with `allow_pickle=False`; nothing is unpickled. A folder built for another
 profile, repository or schema version, or one that is incomplete or damaged, is a one-line
@@ -30,6 +32,7 @@ import numpy as np
 from issuetriage.errors import ModelError
 from issuetriage.evidence.history import History, Past
 from issuetriage.evidence.history_index import ARRAYS, FolderIndex
+from issuetriage.judges import taught
 from issuetriage.judges.learned.corpus import content_labels
 from issuetriage.judges.learned.features import Vocabulary
 from issuetriage.judges.learned.model import move_into_place, stage_beside
@@ -37,10 +40,10 @@ from issuetriage.judges.neighbours import Stack, TextModel
 from issuetriage.policy import Policy
 
 FORMAT = "issuetriage-history"
-SCHEMA_VERSION = 1  # bump when the folder's files or what they mean change
+SCHEMA_VERSION = 2  # bump when the folder's files or what they mean change
 MANIFEST = "manifest.json"
 INDEX = "index.sqlite3"
-HASHED = ("text.json", "text.npz", "stack.json", "stack.npz")  # small enough to check at every load
+HASHED = ("text.json", "text.npz", "stack.json", "stack.npz", "taught.json")  # small enough to check at every load
 
 
 class HistoryError(ModelError):
@@ -90,6 +93,9 @@ def write_parts(folder: Path, stack: Stack | None) -> None:
                                        encoding="utf-8")
     np.savez(folder / "stack.npz", mean=stack.mean, scale=stack.scale, weights=stack.weights,
              bias=np.array([stack.bias]))
+    if stack.taught:
+        (folder / "taught.json").write_text(json.dumps(taught.to_json(stack.taught), sort_keys=True),
+                                            encoding="utf-8")
 
 
 def finish(folder: Path, out: Path, manifest: dict[str, Any]) -> Path:
@@ -194,6 +200,7 @@ def read_stack(root: Path) -> Stack:
                   "idf": (text_arrays["idf"].shape, (len(tokens),)),
                   "intercept": (text_arrays["intercept"].shape, (len(labels),))}
         cut, share = float(stack_meta["cut"]), {str(k): float(v) for k, v in stack_meta["share"].items()}
+        evidence = taught.from_json(_json(root / "taught.json")) if (root / "taught.json").exists() else {}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise HistoryError(f"{root}: damaged learned parts ({' '.join(str(exc).split())}); "
                            "build the folder again") from None
@@ -203,7 +210,7 @@ def read_stack(root: Path) -> Stack:
     text = TextModel(Vocabulary(tokens, text_arrays["idf"].astype(np.float32)), labels, coef,
                      text_arrays["intercept"].astype(np.float64))
     return Stack(mean=stack_arrays["mean"], scale=stack_arrays["scale"], weights=stack_arrays["weights"],
-                 bias=float(stack_arrays["bias"][0]), cut=cut, share=share, text=text)
+                 bias=float(stack_arrays["bias"][0]), cut=cut, share=share, text=text, taught=evidence)
 
 
 def load_folder(root: str | Path, policy: Policy,

@@ -18,8 +18,8 @@ scikit-learn and scipy are imported here only: applying a fitted stack needs num
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from issuetriage.judges.learned.features import FeatureConfig, fit_vocabulary, i
 from issuetriage.judges.neighbours import MIN_HISTORY, NeighbourVote, Stack, TextModel, best_cut, candidate_rows
 from issuetriage.models import Issue
 from issuetriage.policy import Policy
+
+if TYPE_CHECKING:
+    from issuetriage.judges.taught import Taught
 
 WINDOW = 5000  # the most recent labelled issues the learned parts are fitted on
 ALPHA = 0.3  # learned/train.py's ridge strength
@@ -128,9 +131,11 @@ def window(past: Rows) -> list[tuple[Issue, tuple[str, ...]]]:
     return [(i.issue() if isinstance(i, Filed) else i, gold) for i, gold in labelled[-WINDOW:]]
 
 
-def fit_stack(base: Judge, history: History, past: Rows,
-              policy: Policy, k: int, progress: Progress = _no_progress) -> Stack | None:
-    """The stack fitted on the window of `past` (None: fewer than MIN_HISTORY labelled issues)."""
+def fit_stack(base: Judge, history: History, past: Rows, policy: Policy, k: int,
+              progress: Progress = _no_progress, taught: Mapping[int, Taught] | None = None) -> Stack | None:
+    """The stack fitted on the window of `past` (None: fewer than MIN_HISTORY labelled issues),
+    with `taught` evidence about past issues as features of their later neighbours."""
+    taught = dict(taught or {})
     rows_in = window(past)
     if len(rows_in) < MIN_HISTORY:
         return None
@@ -145,22 +150,38 @@ def fit_stack(base: Judge, history: History, past: Rows,
     text, held_text = fit_text_model(signals, golds)
     progress("text model", 1, 1)
     xs: list[list[float]] = []
-    ys: list[bool] = []
+    ys: list[float] = []
     groups: list[int] = []
-    uncovered = 0
+    uncovered = 0.0
     for g, (issue, gold) in enumerate(rows_in):
         names, rows = candidate_rows(history, k, issue, base.judge(issue, signals[g], policy), policy,
-                                     share, held_text[g])
+                                     share, held_text[g], taught)
+        target = targets(gold, taught.get(issue.number))
         xs += rows
-        ys += [name in gold for name in names]
+        ys += [target.get(name, 0.0) for name in names]
         groups += [g] * len(names)
-        uncovered += len(set(gold) - set(names))
+        uncovered += sum(w for name, w in target.items() if name not in names)
         progress("judging as at its time", g + 1, len(rows_in))
-    return _fit_classifier(np.array(xs), np.array(ys), np.array(groups), uncovered, share, text)
+    return _fit_classifier(np.array(xs), np.array(ys), np.array(groups), uncovered, share, text, taught)
 
 
-def _fit_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, uncovered: int,
-                    share: dict[str, float], text: TextModel) -> Stack:
+def targets(gold: Sequence[str], taught: Taught | None) -> dict[str, float]:
+    """What the stack learns for one past issue: its maintainers' labels (1), and a label it was
+    only taught (a model's answer, a correction) as a soft target of that evidence's weight."""
+    out = {name: min(taught.weight, 1.0) for name in taught.labels} if taught is not None else {}
+    return out | {name: 1.0 for name in gold}
+
+
+def _weighted(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Soft targets as weighted rows: a row with target y is a positive of weight y and a
+    negative of weight 1 - y (hard targets stay one row of weight 1)."""
+    pos, neg = y > 0, y < 1
+    return (np.concatenate([x[pos], x[neg]]), np.concatenate([np.ones(pos.sum()), np.zeros(neg.sum())]),
+            np.concatenate([y[pos], 1.0 - y[neg]]))
+
+
+def _fit_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, uncovered: float,
+                    share: dict[str, float], text: TextModel, taught: Mapping[int, Taught]) -> Stack:
     from sklearn.linear_model import LogisticRegression  # lazy: fitting only; applying a stack needs numpy alone
     from sklearn.model_selection import GroupKFold  # lazy: fitting only; applying a stack needs numpy alone
     from sklearn.pipeline import make_pipeline  # lazy: fitting only; applying a stack needs numpy alone
@@ -169,17 +190,22 @@ def _fit_classifier(x: np.ndarray, y: np.ndarray, groups: np.ndarray, uncovered:
     def classifier() -> Any:
         return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
 
+    def fit(rows: np.ndarray) -> Any:
+        xw, yw, weight = _weighted(x[rows], y[rows])
+        return classifier().fit(xw, yw, logisticregression__sample_weight=weight)
+
     held = np.zeros(len(y))
-    for fit_rows, test_rows in GroupKFold(n_splits=STACK_FOLDS).split(x, y, groups):
-        held[test_rows] = classifier().fit(x[fit_rows], y[fit_rows]).predict_proba(x[test_rows])[:, 1]
-    model = classifier().fit(x, y)
+    for fit_rows, test_rows in GroupKFold(n_splits=STACK_FOLDS).split(x, y > 0, groups):
+        held[test_rows] = fit(fit_rows).predict_proba(x[test_rows])[:, 1]
+    model = fit(np.arange(len(y)))
     scaler, logistic = model.steps[0][1], model.steps[1][1]
     return Stack(mean=scaler.mean_.astype(np.float64), scale=scaler.scale_.astype(np.float64),
                  weights=logistic.coef_[0].astype(np.float64), bias=float(logistic.intercept_[0]),
-                 cut=best_cut(held, y, uncovered), share=share, text=text)
+                 cut=best_cut(held, y, uncovered), share=share, text=text, taught=taught)
 
 
 def stacked(base: Judge, history: History, past: Rows, policy: Policy,
-            k: int) -> Judge:
-    """`base` stacked with `history`, fitted now on `past` (`eval`'s folds, a JSONL history)."""
-    return NeighbourVote(base, history, fit_stack(base, history, past, policy, k), k)  # type: ignore[return-value]
+            k: int, taught: Mapping[int, Taught] | None = None) -> Judge:
+    """`base` stacked with `history` (and `taught` evidence about it), fitted now on `past`
+    (`eval`'s folds, a JSONL history)."""
+    return NeighbourVote(base, history, fit_stack(base, history, past, policy, k, taught=taught), k)  # type: ignore[return-value]

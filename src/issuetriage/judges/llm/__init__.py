@@ -35,6 +35,6 @@ def make_judge(config: LLMConfig, policy: Policy, offline: Judge, *, mode: Liter
     replaying = config.provider == "replay"  # recorded answers are never cached as bought ones
     store = AnswerCache(default_cache_dir(config)) if cache and not replaying else None
     provider = make_provider(config, repo)
-    recorder = Recorder.shared(config.record, provider.model, repo) if config.record and not replaying else None
+    recorder = Recorder.shared(config.record, provider.model, repo, policy.name) if config.record and not replaying else None
     llm = LLMJudge(provider, config.cost, store, offline, history, style, recorder=recorder)
     return HybridJudge(offline, llm, config.hybrid_threshold) if mode == "hybrid" else llm

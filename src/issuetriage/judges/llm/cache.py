@@ -94,24 +94,25 @@ class Recorder:
     _open: dict[Path, Recorder] = {}
     _open_lock = threading.Lock()
 
-    def __init__(self, path: Path, model: str, repo: str | None = None) -> None:
-
-        self.path, self.model = path, model
+    def __init__(self, path: Path, model: str, repo: str | None = None, profile: str | None = None) -> None:
+        self.path, self.model, self.profile = path, model, profile
         self._lock = threading.Lock()
         self._rows = read_recordings(path, repo) if path.exists() else {}
 
     @classmethod
-    def shared(cls, path: Path, model: str, repo: str | None = None) -> Recorder:
+    def shared(cls, path: Path, model: str, repo: str | None = None, profile: str | None = None) -> Recorder:
         with cls._open_lock:
             key = path.resolve()
             if key not in cls._open:
-                cls._open[key] = cls(path, model, repo)
+                cls._open[key] = cls(path, model, repo, profile)
             return cls._open[key]
 
     def put(self, repo: str, number: int, answer: dict[str, Any], version: str, digest: str) -> None:
         """Record one answer; a file that cannot be written is a warning, never a lost triage."""
         row = {"repo": repo, "number": number, "answer": answer, "model": self.model,
                "prompt_version": version, "prompt_digest": digest}
+        if self.profile is not None:  # `history build --answers` refuses another profile's answers
+            row["profile"] = self.profile
         with self._lock:
             self._rows[(repo, number)] = row
             text = "".join(json.dumps(r, sort_keys=True) + "\n" for _, r in sorted(self._rows.items()))

@@ -10,8 +10,8 @@ close it" is not closed on the model's word alone.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from issuetriage.evidence.history import History
 from issuetriage.evidence.signals import Signals
@@ -28,14 +28,55 @@ INVALID_ANSWER = "llm_invalid_answer"
 Pricer = Callable[[int, int], float]
 
 
-def offline_confident(judgment: Judgment, threshold: float) -> bool:
-    """The offline judge decides alone when it is sure of the kind and, for bugs and feature
-    requests, sure of at least one label or transfer."""
-    if judgment.kind is Kind.UNCLEAR or judgment.kind_confidence < threshold:
+@runtime_checkable
+class Calibrated(Protocol):
+    """An offline judge whose label confidences map back to calibrated probabilities (the
+    history stack's: `NeighbourVote.probability`)."""
+
+    def probability(self, confidence: float, policy: Policy) -> float: ...
+
+
+def expected_f1(judgment: Judgment, policy: Policy, probability: Callable[[float], float],
+                live_precision: Mapping[str, float] | None = None) -> float:
+    """The label F1 the offline answer is expected to reach, from calibrated per-label
+    probabilities: 2·Σ p over the labels it adds / (labels it adds + Σ p over every candidate).
+    A label's live precision (from corrections) caps its probability when lower."""
+    gate = policy.meta.thresholds.label
+    live = live_precision or {}
+    chosen = total = 0.0
+    added = 0
+    for score in judgment.labels:
+        if score.name not in policy.nameable_labels:
+            continue
+        p = probability(score.confidence)
+        if score.confidence >= gate:
+            p = min(p, live.get(score.name, 1.0))
+            chosen, added = chosen + p, added + 1
+        total += p
+    return 2 * chosen / (added + total) if added + total > 0 else 1.0
+
+
+def offline_confident(judgment: Judgment, threshold: float, policy: Policy | None = None,
+                      probability: Callable[[float], float] | None = None,
+                      live_precision: Mapping[str, float] | None = None) -> bool:
+    """The offline judge decides alone when it is sure of the kind (other kinds than bugs and
+    feature requests: at `threshold`) and, for bugs and feature requests, transfers or adds at
+    least one label and its expected label F1 reaches `threshold` (with `policy`; without, at
+    least one label and the kind at `threshold`). The threshold is the hybrid's cost knob:
+    higher sends more issues to the model (docs/llm.md)."""
+    if judgment.kind is Kind.UNCLEAR:
         return False
-    if judgment.kind in (Kind.BUG, Kind.FEATURE):
-        return bool(judgment.confident(threshold)) or judgment.transfer_confidence >= threshold
-    return True
+    labelled_kind = judgment.kind in (Kind.BUG, Kind.FEATURE)
+    kind_gate = policy.meta.thresholds.label if policy is not None and labelled_kind else threshold
+    if judgment.kind_confidence < kind_gate:
+        return False
+    if not labelled_kind or judgment.transfer_confidence >= threshold:
+        return True
+    if policy is None:
+        return bool(judgment.confident(threshold))
+    if not judgment.confident(policy.meta.thresholds.label):
+        return False
+    return expected_f1(judgment, policy, probability or (lambda c: c), live_precision) >= threshold
 
 
 def corroborate_close(judgment: Judgment, offline: Judgment | None, policy: Policy) -> Judgment:
@@ -56,7 +97,9 @@ def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue
     request showed bystander comments or `past_issues` (the repository's history, written by
     anyone), the model's kind, missing repro, transfer and oncall queue must match the offline
     judge's (which reads only the reporter's text, and of past issues only their maintainers'
-    labels), or the offline judge's reading is kept."""
+    labels), or the offline judge's kind, missing repro and transfer are kept, and only the
+    queues both name (the offline judge at its routing gate) stay: the shield never adds a queue
+    the model did not name, nor keeps one only the model named."""
     if offline is None or not (past_issues or bystander_comments(issue)):
         return judgment
     model_queues = {s.name for s in judgment.labels if policy.is_oncall(s.name)}
@@ -65,8 +108,8 @@ def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue
             and judgment.transfer_repo == offline.transfer_repo and model_queues <= offline_queues)
     if same:
         return judgment
-    kept = tuple(s for s in judgment.labels if not policy.is_oncall(s.name))
-    kept += tuple(s for s in offline.labels if policy.is_oncall(s.name))
+    route = policy.meta.thresholds.route
+    kept = tuple(s for s in judgment.labels if not policy.is_oncall(s.name) or offline.score(s.name) >= route)
     note = (f" {'Past issues' if past_issues else 'Bystander comments'} present: kind and routing "
             "kept from the offline judge, which reads only the reporter's text.")
     return judgment.model_copy(update={
@@ -181,16 +224,27 @@ class LLMJudge:
 
 
 class HybridJudge:
-    """The offline judge decides when confident; below the threshold the model is asked."""
+    """The offline judge decides when confident; below the threshold the model is asked.
+    Confidence is per issue, from the offline judge's calibrated per-label probabilities when it
+    has them (the history stack), capped by each label's live precision when given."""
 
     name = "hybrid"
 
-    def __init__(self, offline: Judge, llm: LLMJudge, threshold: float) -> None:
+    def __init__(self, offline: Judge, llm: LLMJudge, threshold: float,
+                 live_precision: Mapping[str, float] | None = None) -> None:
         self.offline, self.llm, self.threshold = offline, llm, threshold
+        self.live_precision = dict(live_precision or {})
+
+    def decides_offline(self, judgment: Judgment, policy: Policy) -> bool:
+        """Whether the offline judgment is good enough to keep without asking the model."""
+        offline = self.offline
+        calibrated = ((lambda c: offline.probability(c, policy)) if isinstance(offline, Calibrated)
+                      else None)
+        return offline_confident(judgment, self.threshold, policy, calibrated, self.live_precision)
 
     def judge(self, issue: Issue, signals: Signals, policy: Policy) -> Judgment:
         offline = self.offline.judge(issue, signals, policy)
-        if offline_confident(offline, self.threshold):
+        if self.decides_offline(offline, policy):
             return offline
         try:
             return self.llm.ask(issue, signals, policy, offline)
