@@ -118,7 +118,7 @@ def register(app: typer.Typer) -> None:
         repo: Annotated[Optional[str], typer.Option("--repo", help="Repo in the store.")] = None,
         issue: Annotated[list[int], typer.Option("--issue", help="Only these may be changed.")] = [],  # noqa: B006
         apply: Annotated[bool, typer.Option("--apply", help="Apply guarded plans (else dry run).")] = False,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
     ) -> None:
         """Serve triage tools to an MCP client over stdio. Example: issuetriage mcp --store t.db --issue 42"""
         serve_mcp(profile, store, github, repo, issue, apply)
@@ -130,7 +130,7 @@ def register(app: typer.Typer) -> None:
         file: Annotated[str, typer.Argument(help="An issue file (any shape `plan` reads); `-` reads stdin.")],
         number: Annotated[Optional[int], typer.Option("--number", help="Which issue of several.")] = None,
         prompt: Annotated[str, typer.Option("--prompt", help="Prompt style: catalog or shortlist.")] = "catalog",
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Print the request a model would get, without calling it. Example: issuetriage llm prompt 42.json"""
@@ -151,7 +151,7 @@ def register(app: typer.Typer) -> None:
                                         "--neighbours K does (0: off).")] = 0,
         issues: Annotated[Optional[Path], typer.Option(
             "--issues", help="A file of issue numbers, one per line, instead of --sample.")] = None,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Write the exact request for a fixed sample of issues, to record answers elsewhere.
@@ -166,7 +166,7 @@ def register(app: typer.Typer) -> None:
              f"{manifest['prompt_version']}) in {out}")
 
     @llm_app.command("config")
-    def config_cmd(profile: ProfileOpt = "pytorch", fmt: FormatOpt = Format.text) -> None:
+    def config_cmd(profile: ProfileOpt = None, fmt: FormatOpt = Format.text) -> None:
         """Show the configured model (never a key). Example: issuetriage llm config"""
         config = show_config(profile)
         emit(fmt, config or None, config_text(config))

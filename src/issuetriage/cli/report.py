@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
     def report_cmd(
         store: StoreOpt,
         out: Annotated[Path, typer.Option("--out", help="Folder for index.html and report.json.")],
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         days: Annotated[Optional[int], typer.Option("--days", min=1, help="Only plans of the last N days.")] = None,
         update_demotions: Annotated[bool, typer.Option(
             "--update-demotions", help="Demote or restore labels by live precision first.")] = False,
@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
     def corrections_cmd(
         store: StoreOpt,
         out: Annotated[Path, typer.Option("--out", help="JSONL corpus for `issuetriage train --corpus`.")],
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Export what humans corrected as a training corpus. Example: issuetriage corrections --store t.db --out c.jsonl"""
@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
         apply: Annotated[bool, typer.Option("--apply", help="Post the reminders and closes.")] = False,
         github: Annotated[bool, typer.Option(
             "--github", help="The issues live on GitHub (with the token): read and write there, audit in the store.")] = False,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         now: Annotated[Optional[str], typer.Option("--now", help="ISO time to judge staleness at.")] = None,
         fmt: FormatOpt = Format.text,
     ) -> None:

@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
         env_cache: Annotated[Path | None, typer.Option("--env-cache", help="Folder of cached environments (default ~/.cache/issuetriage/scrub-envs).")] = None,
         max_envs: Annotated[int, typer.Option("--max-envs", min=1, help="Cached environments kept (least recently used go first).")] = 16,
         apply: Annotated[bool, typer.Option("--apply", help="On OWNER/REPO#N shown fixed in a release: close as completed with the profile's fixed_in_release comment, through the guard.")] = False,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         store: OptionalStoreOpt = None,
     ) -> None:
         """Re-run an issue's repro in a sandbox; exit 0 reproduced, 1 not, 3 different error, 4 environment, 5 blocked, 6 not run.

@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
     @app.command("serve")
     def serve_cmd(
         store: StoreOpt,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         host: Annotated[str, typer.Option("--host", help="Address to bind (loopback unless --allow-remote).")] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", min=0, max=65535, help="0: any free port.")] = 8000,
         workers: WorkersOpt = 1,

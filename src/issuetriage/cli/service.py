@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
         queue: QueueOpt = None,
         workers: WorkersOpt = 1,
         repo: RepoOpt = None,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
     ) -> None:
