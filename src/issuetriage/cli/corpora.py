@@ -44,12 +44,12 @@ def corpus_repo(path: Path) -> str | None:
 
 @contextmanager
 def labelled_issues(corpus: Path | None, store: str | None, profile: str | None) -> Iterator[tuple[Path, str]]:
-    """(a corpus file, the profile) for the command: the file given, or the store's issues of the
-    profile's repository written to a temporary corpus that goes when the command ends."""
+    """(a corpus file, the profile) for the command: the file given, else the store's issues of
+    the profile's repository written to a temporary corpus that goes when the command ends."""
     from issuetriage.policy import load_profile
     from issuetriage.policy.discover import profile_for
 
-    if (corpus is None) == (store is None):
+    if corpus is None and store is None:
         raise UserError("give one source of labelled issues: --corpus FILE (JSONL, or a `gh issue list "
                         "--json number,title,body,labels,state` array) or --store DB")
     if corpus is not None:

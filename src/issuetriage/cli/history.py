@@ -28,7 +28,7 @@ def build_command(corpus: Path | None, store: str | None, out: Path, profile: st
                         "or --store DB")
     db = _open_store(store) if store else None
     try:
-        repo = corpus_repo(corpus) if corpus is not None else store_repo(db)
+        repo = corpus_repo(corpus) if corpus is not None else store_repo(db) if db is not None else None
         policy = load_profile(profile_for(profile, repo))
         check_out(out)  # before reading, which can take a while
         base = get_judge("learned" if model else "heuristic", model, profile=policy, env={})

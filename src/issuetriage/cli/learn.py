@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from issuetriage.cli.corpora import labelled_issues
-from issuetriage.cli.options import Format, FormatOpt, ModelOpt, ProfileOpt, emit
+from issuetriage.cli.options import STORE_ENV, Format, FormatOpt, ModelOpt, ProfileOpt, emit
 from issuetriage.cli.progress import working
 from issuetriage.policy import load_profile
 
@@ -18,7 +18,8 @@ CorpusOpt = Annotated[Optional[Path], typer.Option(
     "--corpus", help="Labelled issues: JSONL with their final labels, or a `gh issue list --json "
                      "number,title,body,labels,state` array.")]
 SourceStoreOpt = Annotated[Optional[str], typer.Option(
-    "--store", help="Or the store's issues of the profile's repository (`issuetriage sync` fills it).")]
+    "--store", envvar=STORE_ENV, help="Without --corpus: the store's issues of the profile's repository "
+                                      "(`issuetriage sync` fills it).")]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Reject the corpus on its first bad line "
                                                           "instead of skipping bad lines.")]
 

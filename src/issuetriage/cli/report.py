@@ -11,6 +11,14 @@ import typer
 from issuetriage.cli.options import Format, FormatOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
+from issuetriage.policy.discover import profile_for
+
+
+def _store_policy(db: Any, profile: str | None) -> Any:
+    """The profile named, or the one for the repository the store holds."""
+    from issuetriage.cli.corpora import store_repo
+
+    return load_profile(profile_for(profile, None if profile else store_repo(db)))
 
 
 def register(app: typer.Typer) -> None:
@@ -31,8 +39,8 @@ def register(app: typer.Typer) -> None:
         from issuetriage.report import data, html
         from issuetriage.store.sqlite import Store
 
-        policy = load_profile(profile)
         with Store(store, create=False) as db:
+            policy = _store_policy(db, profile)
             changes = [change.describe() for change in demotion.update(db, policy)] if update_demotions else []
             written = html.write(data.build(db, policy, days=days), out)
         emit(fmt, {"demotions": changes, "wrote": [str(p) for p in written]},
@@ -50,7 +58,7 @@ def register(app: typer.Typer) -> None:
         from issuetriage.store.sqlite import Store
 
         with Store(store, create=False) as db:
-            count = write_corpus(db, load_profile(profile), out)
+            count = write_corpus(db, _store_policy(db, profile), out)
         emit(fmt, {"wrote": str(out), "issues": count}, f"wrote {count} corrected issue(s) to {out}")
 
     @app.command("stale")
@@ -74,8 +82,8 @@ def register(app: typer.Typer) -> None:
             when = utc(datetime.fromisoformat(now)) if now else datetime.now(UTC)
         except ValueError:
             raise UserError(f"--now {now!r}: expected an ISO date or time") from None
-        policy = load_profile(profile)
         with Store(store, create=False) as db:
+            policy = _store_policy(db, profile)
             applier: Applier = StoreApplier(db, at=when)
             if github:
                 from issuetriage.github.apply import GitHubApplier

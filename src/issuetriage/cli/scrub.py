@@ -52,6 +52,7 @@ def register(app: typer.Typer) -> None:
         """
         from dataclasses import replace
 
+        from issuetriage.policy.discover import profile_for
         from issuetriage.scrub import bisect, flow, provision, report, safety, source
         from issuetriage.scrub.model import Limits
 
@@ -82,9 +83,10 @@ def register(app: typer.Typer) -> None:
             interpreters=tuple(interps), allow=frozenset(allow), isolation=None if no_isolation else "auto",
             limits=Limits(timeout_s=timeout), runs=runs, minimize=not no_minimize, warm=not cold,
             provisioner=provisioner, progress=lambda line: typer.echo(f"scrub: {line}", err=True))
-        policy = _closing_policy(profile) if apply else None
-        if apply and source.ref_of(issue) is None:
+        live = source.ref_of(issue)
+        if apply and live is None:
             raise UserError("--apply needs OWNER/REPO#N (a live issue), not a file")
+        policy = _closing_policy(profile_for(profile, live[0])) if apply and live else None
         loaded = source.load_issue(issue)
         result = flow.scrub(loaded, options)
         if out is not None:

@@ -9,9 +9,13 @@ names; anything else is a one-line error (exit 2) before any work starts.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from issuetriage.errors import UserError
-from issuetriage.policy import PROFILES_DIR, Policy, load_profile
+from issuetriage.policy import PROFILES_DIR, load_profile
+
+if TYPE_CHECKING:
+    from issuetriage.policy import Policy
 
 CHECKOUT_PROFILE = Path(".github") / "issuetriage"
 
