@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-Steps = Callable[[str, int, int], None]  # (step, done, total)
+Steps = Callable[[str, int, int | None], None]  # (step, done, total: None when not known)
 
 
 def on_terminal() -> bool:
@@ -41,7 +41,7 @@ def steps() -> Iterator[Steps]:
     tasks: dict[str, Any] = {}
     with Progress(console=Console(stderr=True), transient=True) as bar:
 
-        def update(step: str, done: int, total: int) -> None:
+        def update(step: str, done: int, total: int | None) -> None:
             if step not in tasks:
                 tasks[step] = bar.add_task(step, total=total)
             bar.update(tasks[step], completed=done, total=total)
