@@ -9,11 +9,10 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import deliver, drain, payload
 from standin import StandIn
 from starlette.testclient import TestClient
 
-from builders import run_cli
+from conftest import deliver, drain, payload
 
 # Two label schemes: words each label's description never uses, so only the history can route.
 SCHEMES = {
@@ -99,7 +98,6 @@ def on_standin(monkeypatch, tmp_path):
 def test_the_onboarding_path_init_then_shadow_mode_webhook_review_page_and_report(on_standin):
     """README's path on a made-up repository with its own labels and 220 labelled issues."""
     from conftest import SECRET
-
     from issuetriage.policy import load_profile
     from issuetriage.service.app import open_jobs, receiver_app
     from issuetriage.service.receiver import Receiver

@@ -12,9 +12,9 @@ token may not read, no issue carrying one of the labels.
 from __future__ import annotations
 
 import tempfile
-from itertools import count
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import count
 from pathlib import Path
 from typing import Any
 
