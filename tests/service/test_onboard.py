@@ -56,13 +56,6 @@ def checkout(tmp_path: Path, name: str) -> Path:
     return root
 
 
-def init(capsys, monkeypatch, standin: StandIn, root: Path, repo: str, *extra: str) -> tuple[int, str, str]:
-    monkeypatch.chdir(root)
-    for key, value in standin.env().items():
-        monkeypatch.setenv(key, value)
-    return run_cli(capsys, "init", repo, "--folds", "3", *extra)
-
-
 def cli(*args: str) -> tuple[int, str, str]:
     """Run the CLI in-process (module fixtures have no capsys): (exit code, stdout, stderr)."""
     import contextlib
@@ -87,7 +80,7 @@ def on_standin(monkeypatch, tmp_path):
         def start(repo: str | None) -> tuple[StandIn, Path]:
             if repo:
                 seed(standin, repo)
-            root = checkout(tmp_path, (repo or "none").split("/")[1])
+            root = checkout(tmp_path, (repo or "acme/new").split("/")[1])
             monkeypatch.chdir(root)
             for key, value in standin.env().items():
                 monkeypatch.setenv(key, value)
@@ -145,3 +138,27 @@ def test_a_second_label_scheme_onboards_with_no_code_change(on_standin):
     assert "out of fold (2 folds, judge heuristic+history (5 neighbours))" in out
     assert all(f"  {label} " in out for label in ("comp/parser", "comp/lexer", "comp/emitter"))
     assert "area/" not in out and "torch" not in out.lower()
+
+
+def _no_issue_scope(standin: StandIn) -> None:
+    from standin import Fault
+    standin.faults.append(Fault("GET", r"/repos/acme/widgets/issues", 403, times=5,
+                                body={"message": "Resource not accessible by personal access token"}))
+
+
+@pytest.mark.parametrize("case, says", [
+    ("no labels", "acme/widgets has no labels"),
+    ("no labelled history", "none of its 1 synced issue(s) carries one of its"),
+    ("token without issue scope", "Resource not accessible"),
+])
+def test_bad_input_is_one_line_exit_2_and_no_profile_is_written(on_standin, case, says):
+    standin, root = on_standin(None)
+    if case != "no labels":
+        standin.state.label("acme/widgets", "area/parser", description="The parser")
+        standin.state.add_issue("acme/widgets", 1, "anything", "no label here")
+    if case == "token without issue scope":
+        _no_issue_scope(standin)
+    code, out, err = cli("init", "acme/widgets")
+    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1 and says in err, err
+    assert not (root / ".github").exists() and not (root / ".issuetriage").exists()
+    assert (root / "issuetriage.db").exists() == (case == "no labelled history")  # what sync fetched, kept
