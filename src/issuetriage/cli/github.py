@@ -199,6 +199,7 @@ def register(app: typer.Typer) -> None:
         """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog OWNER/REPO --limit 20 --apply"""
         from issuetriage.act.backlog import backlog
         from issuetriage.act.hold import Mode
+        from issuetriage.cli.progress import working
         from issuetriage.github.backlog import parse_age
         from issuetriage.judges.factory import get_judge
         from issuetriage.store.sqlite import Store
@@ -211,8 +212,9 @@ def register(app: typer.Typer) -> None:
         with Store(store) as db:
             judge_obj = get_judge(judge, model, profile=profile, store=db)
             # shadow: plans are recorded for review (with the issue, so the queue can show it), not written
-            result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget,
-                             Mode(apply=apply, shadow=shadow))
+            with working(f"triaging the backlog of {repo} (at most {limit} issues, {budget} calls)"):
+                result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget,
+                                 Mode(apply=apply, shadow=shadow))
         rows = [{"issue": r.before.number,
                  "decision": r.plan.decision.value if r.plan else f"skipped: {r.skipped}",
                  "outcome": r.verdict.outcome.value if r.verdict else "dry run", "writes": len(r.writes)}
