@@ -81,14 +81,17 @@ def test_run_leaves_issues_of_another_repo_in_the_store_alone(tmp_path, capsys):
     data.write_text(json.dumps(ISSUE) + "\n" + json.dumps({**ISSUE, "repo": "someone/else"}) + "\n")
     db = tmp_path / "t.db"
     assert run_cli(capsys, "store", "import", str(data), "--store", str(db))[0] == 0
-    code, out, _ = run_cli(capsys, "run", "--store", str(db), "--apply")
+    code, _, err = run_cli(capsys, "run", "--store", str(db), "--apply")  # two repositories: which one?
+    assert code == 2 and err.startswith("error: no profile") and err.count("\n") == 1
+    code, out, _ = run_cli(capsys, "run", "--store", str(db), "--apply", "--profile", "pytorch")
     assert code == 0 and "applied 1 issue(s)" in out
     from issuetriage.store.sqlite import Store
     with Store(db) as store:
         assert store.get_issue("someone/else", 12).labels == ()
         assert [row["repo"] for row in store.audit()] == ["pytorch/pytorch"]
-    code, out, _ = run_cli(capsys, "run", "--store", str(db), "--repo", "someone/else")
-    assert code == 0 and "planned (dry run) 1 issue(s)" in out  # asked for by name: triaged
+    for extra in ([], ["--profile", "pytorch"]):  # PyTorch's profile is for pytorch/pytorch only
+        code, out, err = run_cli(capsys, "run", "--store", str(db), "--repo", "someone/else", *extra)
+        assert code == 2 and "someone/else: " in err and err.count("\n") == 1 and not out
 
 
 def test_bad_import_writes_nothing_not_even_a_store_file(tmp_path, capsys):
@@ -254,9 +257,10 @@ def test_plan_reads_a_gh_issue_list_array_and_jsonl_from_stdin(monkeypatch, caps
     assert code == 0 and [json.loads(line)["number"] for line in out.splitlines()] == [12, 13]
 
 
-def test_plan_reads_the_rest_api_issue_json(capsys):
-    code, out, err = run_cli(capsys, "plan", "--issue", str(SAMPLE_REST))
-    rest = json.loads(SAMPLE_REST.read_text())
+def test_plan_reads_the_rest_api_issue_json(capsys, tmp_path):
+    rest = json.loads(SAMPLE_REST.read_text())  # an issue of acme/widgets, which has a profile of its own
+    assert run_cli(capsys, "profile", "init", str(tmp_path / "p"), "--repo", "acme/widgets")[0] == 0
+    code, out, err = run_cli(capsys, "plan", "--issue", str(SAMPLE_REST), "--profile", str(tmp_path / "p"))
     assert code == 0, err
     assert json.loads(out)["number"] == rest["number"]
 

@@ -293,3 +293,22 @@ def test_a_queue_declared_in_queues_toml_is_a_queue_without_a_family(tmp_path, c
                                      "body": "The release build wheel fails.\n\n```\nerror\n```"}))
         code, out, err = run_cli(capsys, "plan", "--issue", str(issue), "--profile", str(example))
         assert code == 0 and json.loads(out)["decision"] == decision, err or out
+
+
+def test_profile_init_keywords_process_labels_and_parent_folders(tmp_path, capsys):
+    """Keywords without contraction fragments, bare plurals or generic words; the repository's
+    own `needs triage` takes the bot's triage-review role instead of being forbidden and
+    duplicated; missing parent folders are made."""
+    labels = [{"name": "area/network", "description": "HTTP clients, proxies and TLS certificates"},
+              {"name": "api", "description": "The public API isn't stable: files and servers"},
+              {"name": "needs triage", "description": "Nobody has looked yet"}]
+    out = tmp_path / "not" / "yet" / "profile"
+    code, _, err = run_cli(capsys, "profile", "init", str(out), "--repo", REPO,
+                           "--labels", str(_write_labels(tmp_path, labels)))
+    assert code == 0, err
+    policy = load_profile_dir(out)
+    words = {w for spec in policy.catalog.label for w in spec.keywords}
+    assert {"proxy", "certificate", "public", "stable"} <= words
+    assert not words & {"isn", "proxies", "certificates", "clients", "client", "files", "file", "servers"}
+    assert policy.bot.triage_review == "needs triage" and policy.forbidden_reason("needs triage") is None
+    assert "needs-human-triage" not in policy.labels

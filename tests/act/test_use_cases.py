@@ -22,7 +22,8 @@ from issuetriage.store.sqlite import Store
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "issuetriage"
 SVD = 115  # a demo issue: a linear-algebra bug
-WRITERS = {"live", "store_run", "backlog", "review", "stale", "close_fixed", "agent"}
+WRITERS = {"live", "store_run", "backlog", "review", "stale", "close_fixed", "agent",
+           "onboard"}  # onboard writes the checkout's profile, the store's mirror and the history, never an issue
 
 
 def in_shadow_mode(policy):

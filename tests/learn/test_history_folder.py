@@ -64,8 +64,10 @@ def test_a_gh_issue_list_array_is_a_corpus(tmp_path, capsys):
                for r in made_up_records(n_each=4)]  # `gh issue list --json number,title,body,labels,state`
     corpus = tmp_path / "issues.json"
     corpus.write_text(json.dumps(records, indent=2))
+    code, _, err = run_cli(capsys, "history", "build", "--corpus", str(corpus), "--out", str(tmp_path / "h"))
+    assert code == 2 and err.startswith("error: no profile") and not (tmp_path / "h").exists()  # names no repository
     code, out, err = run_cli(capsys, "history", "build", "--corpus", str(corpus), "--out", str(tmp_path / "h"),
-                             "--format", "json")
+                             "--format", "json", "--profile", "pytorch")
     assert code == 0, err
     assert json.loads(out)["labelled"] == 8
 
@@ -153,6 +155,6 @@ def test_out_must_be_a_history_folder_or_new(tmp_path, capsys):
     (tmp_path / "h").mkdir()
     (tmp_path / "h" / "keep.txt").write_text("x")
     code, _, err = run_cli(capsys, "history", "build", "--corpus", str(tmp_path / "none.jsonl"),
-                           "--out", str(tmp_path / "h"))
+                           "--out", str(tmp_path / "h"), "--profile", "pytorch")
     assert code == 2 and "not a history folder" in err
     assert [p.name for p in (tmp_path / "h").iterdir()] == ["keep.txt"]

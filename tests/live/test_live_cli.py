@@ -53,8 +53,11 @@ def test_report_on_another_profiles_store_is_one_line(capsys, tmp_path):
     path = tmp_path / "other.db"
     with Store(path) as db:
         db.put_issue(make_issue(repo="someone/else"))
-    code, _, err = run_cli(capsys, "report", "--store", str(path), "--out", str(tmp_path / "rep"))
+    code, _, err = run_cli(capsys, "report", "--store", str(path), "--out", str(tmp_path / "rep"),
+                           "--profile", "pytorch")
     assert code == 2 and "not of pytorch/pytorch" in err and not (tmp_path / "rep").exists()
+    code, _, err = run_cli(capsys, "report", "--store", str(path), "--out", str(tmp_path / "rep"))
+    assert code == 2 and "someone/else: no profile" in err and not (tmp_path / "rep").exists()
 
 
 def test_report_on_an_event_stream_with_a_gap_is_one_line(capsys, store_path, tmp_path):

@@ -193,13 +193,22 @@ def test_apply_refuses_a_file(tmp_path, capsys):
     assert code == 2 and out == "" and err.startswith("error: --apply needs OWNER/REPO#N")
 
 
-def test_apply_refuses_a_profile_without_the_template(tmp_path, capsys, policy):
+def _profile_for_repo(tmp_path, policy):
+    """The shipped profile's files, naming this test's repository (a profile triages its own only)."""
     import shutil
-
-    from builders import run_cli
 
     profile = tmp_path / "profile"
     shutil.copytree(policy.root, profile)
+    meta = profile / "profile.toml"
+    meta.write_text(meta.read_text().replace(f'repo = "{policy.meta.repo}"', f'repo = "{REPO}"'))
+    return profile
+
+
+def test_apply_refuses_a_profile_without_the_template(tmp_path, capsys, policy):
+
+    from builders import run_cli
+
+    profile = _profile_for_repo(tmp_path, policy)
     text = (profile / "templates.toml").read_text()
     (profile / "templates.toml").write_text(text.split("[templates.fixed_in_release]")[0])
     code, out, err = run_cli(capsys, "scrub", "--issue", "acme/widgets#7", "--apply", "--profile",
@@ -220,7 +229,8 @@ def test_cli_apply_closes_through_the_flow_and_prints_the_close(tmp_path, github
     monkeypatch.setattr(flow, "scrub", lambda issue, options: report)
     db = tmp_path / "audit.db"
     code, out, err = run_cli(capsys, "scrub", "--issue", f"{REPO}#7", "--apply", "--store", str(db),
-                             "--format", "json", "--no-isolation", "--python", f"py={sys.executable}")
+                             "--format", "json", "--no-isolation", "--python", f"py={sys.executable}",
+                             "--profile", str(_profile_for_repo(tmp_path, policy)))
     data = json.loads(out)
     assert code == 1 and data["verdict"] == "not reproduced"  # fixed: scrub's own exit code
     assert data["close"]["outcome"] == "closed" and data["close"]["applied"] is True

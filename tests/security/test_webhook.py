@@ -104,7 +104,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     extra = os.environ.get("ISSUETRIAGE_TEST_EXTRA", "service")
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "tests" / "service" / "fenced.py"), str(ROOT / "pyproject.toml"), extra,
-         "serve", "--store", str(where / "t.db"), "--port", str(port), "--workers", "0"],
+         "serve", "--store", str(where / "t.db"), "--port", str(port), "--workers", "0",
+         "--repo", "pytorch/pytorch"],
         env=env, cwd=where, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         preexec_fn=_low_open_files)
     served = Served(port, process)

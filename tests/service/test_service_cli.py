@@ -23,7 +23,7 @@ def run(capsys, *argv: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["worker", "--queue", "amqp://x"], "expected redis://"),
+    (["worker", "--repo", "pytorch/pytorch", "--queue", "amqp://x"], "expected redis://"),
     (["worker", "--repo", "not a repo"], "expected OWNER/REPO"),
     (["queue", "list", "--store", "missing.db"], "no such store"),
     (["queue", "retry", "pytorch/pytorch#1"], "not in the dead-letter list"),
@@ -43,7 +43,7 @@ def test_serve_with_an_unreachable_redis_queue_is_one_line_exit_2(tmp_path, monk
     monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", "s")
     monkeypatch.setenv("GITHUB_TOKEN", "t")
     code, err = run(capsys, "serve", "--store", str(tmp_path / "t.db"), "--queue", "redis://127.0.0.1:1/0",
-                    "--port", "0")
+                    "--port", "0", "--repo", "pytorch/pytorch")
     assert code == 2 and "cannot reach Redis" in err and len(err.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []  # nothing written
 
@@ -73,7 +73,7 @@ def test_processes_that_run_jobs_refuse_to_start_without_credentials(tmp_path, m
     monkeypatch.setenv("PATH", str(tmp_path))  # no `gh` to ask for a token
     for key in NO_CREDENTIALS:
         monkeypatch.delenv(key, raising=False)
-    code, err = run(capsys, *argv, "--store", str(tmp_path / "t.db"))
+    code, err = run(capsys, *argv, "--store", str(tmp_path / "t.db"), "--repo", "pytorch/pytorch")
     assert code == 2 and err.startswith("error: no GitHub credentials") and len(err.strip().splitlines()) == 1
     assert "GITHUB_TOKEN" in err and "GITHUB_APP_ID" in err
     assert list(tmp_path.iterdir()) == []
@@ -93,7 +93,7 @@ def test_the_review_app_alone_needs_no_credentials(tmp_path, monkeypatch, capsys
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         code, err = run(capsys, "serve", "--no-webhook", "--store", str(tmp_path / "t.db"),
-                        "--port", str(taken.getsockname()[1]))
+                        "--port", str(taken.getsockname()[1]), "--profile", "pytorch")
     assert code == 2 and "is in use" in err
 
 
@@ -112,7 +112,8 @@ def test_a_busy_port_is_one_line_exit_2_and_leaves_no_files(tmp_path, monkeypatc
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        code, err = run(capsys, "serve", "--store", str(store), "--port", str(port), *extra)
+        code, err = run(capsys, "serve", "--store", str(store), "--port", str(port), "--repo", "pytorch/pytorch",
+                        *extra)
     assert code == 2 and err == f"error: port {port} on 127.0.0.1 is in use (another serve?): stop it or pick another --port\n"
     assert sorted(tmp_path.iterdir()) == before
 

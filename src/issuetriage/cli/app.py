@@ -58,6 +58,7 @@ def _root(version_: Annotated[bool, typer.Option(
 COMMAND_MODULES = (
     "issuetriage.cli.engine",
     "issuetriage.cli.profile",
+    "issuetriage.cli.init",
     "issuetriage.cli.llm",
     "issuetriage.cli.github",
     "issuetriage.cli.learn",

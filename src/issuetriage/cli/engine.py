@@ -13,6 +13,7 @@ import typer
 from issuetriage.cli.options import Format, FormatOpt, IssueFileOpt, JudgeOpt, ModelOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.cli.render import plan_text, plans_table, why
 from issuetriage.policy import load_profile
+from issuetriage.policy.discover import profile_for
 
 if TYPE_CHECKING:  # the engine, the store and rich load inside the commands: `--help` needs none
     from rich.console import Console
@@ -21,20 +22,24 @@ if TYPE_CHECKING:  # the engine, the store and rich load inside the commands: `-
     from issuetriage.store.sqlite import Store
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "demo_issues.jsonl"
+DEMO_REPO = "pytorch/pytorch"  # every sample issue's repository
 
 
-def plan_file(source: str, profile: str, fmt: Format, judge_name: str, model: Path | None) -> int:
-    """Plan every issue in a file or stdin (`-`); validates all input before printing a plan.
-    One issue prints one plan (indented JSON); several print one plan per line."""
+def plan_file(source: str, profile: str | None, fmt: Format, judge_name: str, model: Path | None) -> int:
+    """Plan every issue in a file or stdin (`-`), each with its repository's profile; validates
+    all input (and finds every profile) before printing a plan. One issue prints one plan
+    (indented JSON); several print one plan per line."""
     from issuetriage.engine.pipeline import triage_with
     from issuetriage.judges.factory import get_judge
     from issuetriage.records import read_issues
 
-    policy = load_profile(profile)
-    judge = get_judge(judge_name, model, profile=profile)
     issues = read_issues(source)
+    chosen = {repo: profile_for(profile, repo) for repo in dict.fromkeys(i.repo for i in issues)}
+    judges = {name: (load_profile(name), get_judge(judge_name, model, profile=name))
+              for name in dict.fromkeys(chosen.values())}
     many = len(issues) != 1 or str(source).endswith(".jsonl")
     for issue in issues:
+        policy, judge = judges[chosen[issue.repo]]
         plan = triage_with(issue, policy, judge).plan
         if fmt is Format.json:
             sys.stdout.write(json.dumps(plan.to_json(), indent=None if many else 2) + "\n")
@@ -75,17 +80,19 @@ class RunReport:
         return "\n".join(lines)
 
 
-def run_store(store: Store, profile: str, apply: bool, judge_name: str, model: Path | None,
+def run_store(store: Store, profile: str | None, apply: bool, judge_name: str, model: Path | None,
               repo: str | None, console: Console, shadow: bool = False) -> RunReport:
-    """`issuetriage run`: every untriaged issue of `repo` (default: the profile's) in the store,
+    """`issuetriage run`: every untriaged issue of `repo` (default: the one the store holds) in the store,
     through the one flow (`act/store_run.py`), with a progress bar on a terminal."""
     from rich.progress import Progress
 
     from issuetriage.act.hold import Mode
     from issuetriage.act.store_run import triage_store
+    from issuetriage.cli.corpora import store_repo
     from issuetriage.judges.factory import get_judge
 
-    policy = load_profile(profile)
+    repo = repo or store_repo(store)
+    policy = load_profile(profile_for(profile, repo))
     judge = get_judge(judge_name, model, profile=policy, store=store)
     mode = Mode(apply=apply, shadow=shadow)
     with Progress(console=console, transient=True) as progress:
@@ -114,15 +121,15 @@ def audit_text(rows: list[dict]) -> str:
     return "\n".join(lines) or "no audit rows"
 
 
-def demo(console: Console, profile: str = "pytorch") -> list:
-    """Seed an in-memory store with our sample issues, triage and apply through the one flow, and
-    show the table."""
+def demo(console: Console, profile: str | None = None) -> list:
+    """Seed an in-memory store with our sample issues (of pytorch/pytorch), triage and apply
+    through the one flow, and show the table."""
     from issuetriage.act.flow import engine
     from issuetriage.act.hold import Mode
     from issuetriage.act.store_run import triage_each
     from issuetriage.store.sqlite import Store
 
-    policy = load_profile(profile)
+    policy = load_profile(profile_for(profile, DEMO_REPO))
     with Store(":memory:") as store:
         store.import_jsonl(SAMPLES)
         reports = triage_each(store, policy, store.issues(), engine(), Mode(apply=True))
@@ -140,7 +147,7 @@ def register(app: typer.Typer) -> None:
     @app.command("plan")
     def plan_cmd(
         issue: IssueFileOpt,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         fmt: FormatOpt = Format.json,
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
@@ -149,7 +156,7 @@ def register(app: typer.Typer) -> None:
         plan_file(issue, profile, fmt, judge, model)
 
     @app.command("demo")
-    def demo_cmd(profile: ProfileOpt = "pytorch", fmt: FormatOpt = Format.text) -> None:
+    def demo_cmd(profile: ProfileOpt = None, fmt: FormatOpt = Format.text) -> None:
         """Run the whole engine offline on ~20 sample issues. Example: issuetriage demo"""
         from rich.console import Console
 
@@ -164,7 +171,7 @@ def register(app: typer.Typer) -> None:
         store: StoreOpt,
         apply: Annotated[bool, typer.Option("--apply", help="Apply plans to the issues in the local "
                                                              "store (never to GitHub).")] = False,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
         repo: Annotated[Optional[str], typer.Option("--repo")] = None,

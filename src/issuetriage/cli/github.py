@@ -12,6 +12,7 @@ import typer
 from issuetriage.cli.options import Format, FormatOpt, JudgeOpt, ModelOpt, OptionalStoreOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
+from issuetriage.policy.discover import CHECKOUT_PROFILE, profile_for
 
 if TYPE_CHECKING:
     from issuetriage.act.flow import Report
@@ -37,7 +38,7 @@ def _client(repo: str):  # noqa: ANN202
     return GitHubClient.from_env(repo=repo)
 
 
-def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path | None,
+def triage_cmd(ref: str, apply: bool, profile: str | None, judge_name: str, model: Path | None,
                store_path: str | None, keep_subscription: bool, fmt: Format) -> int:
     """Run one live triage through the one flow; returns the exit code (1 when the outcome check
     says no_action)."""
@@ -48,6 +49,7 @@ def triage_cmd(ref: str, apply: bool, profile: str, judge_name: str, model: Path
     from issuetriage.store.sqlite import Store
 
     repo, number = parse_ref(ref)
+    profile = profile_for(profile, repo)  # before the client: an unknown repository needs no token
     applier = GitHubApplier(_client(repo), keep_subscription=keep_subscription)
     store = Store(store_path) if store_path else None
     policy = load_profile(profile)
@@ -100,7 +102,7 @@ def register(app: typer.Typer) -> None:
     def triage(
         ref: Annotated[str, typer.Argument(help="OWNER/REPO#NUMBER")],
         apply: Annotated[bool, typer.Option("--apply", help="Write to GitHub (default: dry run).")] = False,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
         store: OptionalStoreOpt = None,
@@ -143,13 +145,13 @@ def register(app: typer.Typer) -> None:
 
     labels_app = typer.Typer(help="Compare and sync the profile's labels with a repository.", no_args_is_help=True)
 
-    def _labels(repo: str, profile: str, apply: bool, fmt: Format) -> None:
+    def _labels(repo: str, profile: str | None, apply: bool, fmt: Format) -> None:
         from issuetriage.github.labels import diff_labels, sync_labels
         from issuetriage.github.reads import repo_labels
 
         check_repo(repo)
+        policy = load_profile(profile_for(profile, repo))
         client = _client(repo)
-        policy = load_profile(profile)
         found = diff_labels(policy, repo_labels(client, repo))
         lines = [f"missing  {name}" for name in found.missing]
         lines += [f"renamed  {old} -> {new}" for old, new in found.renamed]
@@ -165,13 +167,13 @@ def register(app: typer.Typer) -> None:
                    "applied": applied}, "\n".join(lines))
 
     @labels_app.command("diff")
-    def labels_diff(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch",
+    def labels_diff(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = None,
                     fmt: FormatOpt = Format.text) -> None:
         """Catalog vs repo labels. Example: issuetriage labels diff OWNER/REPO"""
         _labels(repo, profile, False, fmt)
 
     @labels_app.command("sync")
-    def labels_sync(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = "pytorch",
+    def labels_sync(repo: Annotated[str, typer.Argument(help="OWNER/REPO")], profile: ProfileOpt = None,
                     apply: Annotated[bool, typer.Option("--apply")] = False,
                     fmt: FormatOpt = Format.text) -> None:
         """Create/update the catalog's labels. Example: issuetriage labels sync OWNER/REPO --apply"""
@@ -188,7 +190,7 @@ def register(app: typer.Typer) -> None:
         budget: Annotated[int, typer.Option("--budget", min=1, help="Most API calls to spend.")] = 500,
         apply: Annotated[bool, typer.Option("--apply")] = False,
         store: StoreOpt = "issuetriage.db",
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
         shadow: Annotated[bool, typer.Option("--shadow", help="Record plans for review; write nothing.")] = False,
@@ -197,19 +199,22 @@ def register(app: typer.Typer) -> None:
         """Triage open untriaged issues in bulk, resumably. Example: issuetriage backlog OWNER/REPO --limit 20 --apply"""
         from issuetriage.act.backlog import backlog
         from issuetriage.act.hold import Mode
+        from issuetriage.cli.progress import working
         from issuetriage.github.backlog import parse_age
         from issuetriage.judges.factory import get_judge
         from issuetriage.store.sqlite import Store
 
         check_repo(repo)
         age = parse_age(older_than) if older_than else None
+        profile = profile_for(profile, repo)
         client = _client(repo)
         policy = load_profile(profile)
         with Store(store) as db:
             judge_obj = get_judge(judge, model, profile=profile, store=db)
             # shadow: plans are recorded for review (with the issue, so the queue can show it), not written
-            result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget,
-                             Mode(apply=apply, shadow=shadow))
+            with working(f"triaging the backlog of {repo} (at most {limit} issues, {budget} calls)"):
+                result = backlog(client, db, repo, policy, judge_obj, label, age, limit, budget,
+                                 Mode(apply=apply, shadow=shadow))
         rows = [{"issue": r.before.number,
                  "decision": r.plan.decision.value if r.plan else f"skipped: {r.skipped}",
                  "outcome": r.verdict.outcome.value if r.verdict else "dry run", "writes": len(r.writes)}
@@ -233,7 +238,7 @@ def register(app: typer.Typer) -> None:
                              "(default: this issuetriage's git checkout at its commit).")] = None,
         wheel: Annotated[Optional[str], typer.Option(
             "--wheel", help="A wheel committed to the repository, relative to its root.")] = None,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         environment: Annotated[str, typer.Option("--environment", help="Protected environment.")] = "issue-triage",
         history_limit: Annotated[int, typer.Option(
             "--history-limit", min=1, help="Newest issues the sweep builds the history folder from.")] = 20000,
@@ -246,7 +251,8 @@ def register(app: typer.Typer) -> None:
 
         root = Path.cwd()
         install = install_source(source, wheel, root)
-        paths = write(directory, force=force, install=install, profile=check_profile(profile, root),
+        paths = write(directory, force=force, install=install,
+                      profile=check_profile(profile or CHECKOUT_PROFILE.as_posix(), root),
                       environment=environment, history_limit=history_limit)
         emit(fmt, {"written": [str(p) for p in paths], "install": install},
              "\n".join([*(f"wrote {p}" for p in paths), f"the jobs install: {install}"]))

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
+from issuetriage.cli.corpora import corpus_repo, store_repo
 from issuetriage.cli.options import Format, FormatOpt, ModelOpt, OptionalStoreOpt, ProfileOpt, emit
+from issuetriage.cli.progress import steps
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
+from issuetriage.policy.discover import profile_for
 
 
-def build_command(corpus: Path | None, store: str | None, out: Path, profile: str, model: Path | None,
+def build_command(corpus: Path | None, store: str | None, out: Path, profile: str | None, model: Path | None,
                   update: bool, answers: Path | None = None, corrections: Path | None = None) -> dict[str, Any]:
     """Read the source, build the folder, remember it in the store when one is given."""
     from issuetriage.history.build import build  # lazy: CLI start-up
@@ -24,16 +26,17 @@ def build_command(corpus: Path | None, store: str | None, out: Path, profile: st
     if corpus is None and store is None:
         raise UserError("say what to build from: --corpus FILE (JSONL, or a `gh issue list --json` array) "
                         "or --store DB")
-    policy = load_profile(profile)
-    check_out(out)  # before reading, which can take a while
-    taught = _taught(policy, answers, corrections)
-    base = get_judge("learned" if model else "heuristic", model, profile=policy, env={})
     db = _open_store(store) if store else None
     try:
+        repo = corpus_repo(corpus) if corpus is not None else store_repo(db) if db is not None else None
+        policy = load_profile(profile_for(profile, repo))
+        check_out(out)  # before reading, which can take a while
+        taught = _taught(policy, answers, corrections)
+        base = get_judge("learned" if model else "heuristic", model, profile=policy, env={})
         source = from_corpus(corpus, policy) if corpus is not None else from_store(db, policy)
         for problem in source.skipped:
             typer.echo(f"warning: {corpus}: skipped {problem}", err=True)
-        with _progress() as progress:
+        with steps() as progress:
             manifest = build(source, policy, out, base, NEIGHBOURS, update=update, progress=progress,
                              taught=taught)
         if db is not None:
@@ -61,32 +64,6 @@ def _open_store(store: str) -> Any:
     return Store(store, create=False)
 
 
-class _progress:
-    """A progress bar on a terminal (stderr), nothing otherwise: a callback per step."""
-
-    def __enter__(self) -> Any:
-        self.bar = None
-        if not sys.stderr.isatty():
-            return lambda step, done, total: None
-        from rich.progress import Progress  # lazy: only on a terminal
-
-        self.bar = Progress(transient=True)
-        self.bar.__enter__()
-        tasks: dict[str, Any] = {}
-
-        def update(step: str, done: int, total: int) -> None:
-            assert self.bar is not None
-            if step not in tasks:
-                tasks[step] = self.bar.add_task(step, total=total)
-            self.bar.update(tasks[step], completed=done, total=total)
-
-        return update
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)  # type: ignore[arg-type]
-
-
 def register(app: typer.Typer) -> None:
     """Attach `history build` and `history show`."""
     history_app = typer.Typer(help="The repository's labelled history, built once into a folder.",
@@ -99,7 +76,7 @@ def register(app: typer.Typer) -> None:
             "--corpus", help="Labelled issues: JSONL, or a `gh issue list --json number,title,body,labels,state` "
                              "array.")] = None,
         store: OptionalStoreOpt = None,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         model: ModelOpt = None,
         update: Annotated[bool, typer.Option(
             "--update", help="Refresh an existing folder: index only what changed, refit the learned parts.")] = False,

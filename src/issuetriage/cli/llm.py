@@ -12,6 +12,7 @@ import typer
 from issuetriage.cli.options import STORE_ENV, Format, FormatOpt, ProfileOpt, emit
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
+from issuetriage.policy.discover import profile_for
 
 if TYPE_CHECKING:  # the judges, records and the store load inside the commands
     from issuetriage.models import Issue
@@ -28,7 +29,7 @@ def _read_issue(source: str, number: int | None) -> Issue:
     return found
 
 
-def build(source: str, number: int | None, profile: str, style: str = "catalog"):  # noqa: ANN201
+def build(source: str, number: int | None, profile: str | None, style: str = "catalog"):  # noqa: ANN201
     """The request a model would get for one issue; history examples come from
     $ISSUETRIAGE_HISTORY (which also stacks the offline judge, as in production) or
     $ISSUETRIAGE_LLM_HISTORY when it names a labelled corpus."""
@@ -40,8 +41,8 @@ def build(source: str, number: int | None, profile: str, style: str = "catalog")
 
     if style not in PROMPT_VERSIONS:
         raise UserError(f"--prompt {style!r}: choose from {', '.join(PROMPT_VERSIONS)}")
-    policy = load_profile(profile)
     issue = _read_issue(source, number)
+    policy = load_profile(profile_for(profile, issue.repo))
     signals = extract_signals(issue)
     stacked = resolve_history(None, policy)  # $ISSUETRIAGE_HISTORY, read once: it stacks the judge
     examples = os.environ.get("ISSUETRIAGE_LLM_HISTORY")
@@ -59,10 +60,10 @@ def prompt_text(prompt) -> str:  # noqa: ANN001
                         f"estimate), prompt version {prompt.version}, digest {prompt.digest[:12]}"])
 
 
-def show_config(profile: str) -> dict[str, object]:
+def show_config(profile: str | None) -> dict[str, object]:
     from issuetriage.judges.llm.config import DEFAULT_KEY_ENV, default_cache_dir, load_config
 
-    policy = load_profile(profile)
+    policy = load_profile(profile_for(profile))
     config = load_config(policy.root)
     if config is None:
         return {}
@@ -80,7 +81,7 @@ def config_text(config: dict[str, object]) -> str:
     return "\n".join(f"{key}: {value}" for key, value in config.items())
 
 
-def serve_mcp(profile: str, store_path: str | None, github_repo: str | None,
+def serve_mcp(profile: str | None, store_path: str | None, github_repo: str | None,
               repo: str | None, issues: list[int], apply: bool) -> None:
     """Start the MCP server over stdio on the store mirror, or on GitHub with the store (default
     issuetriage.db when applying) as the audit log."""
@@ -89,9 +90,15 @@ def serve_mcp(profile: str, store_path: str | None, github_repo: str | None,
     from issuetriage.judges.factory import get_judge
     from issuetriage.store.sqlite import Store
 
-    policy = load_profile(profile)
     if store_path is None and github_repo is None:
         raise UserError("give --store PATH (serve the mirror) or --github OWNER/REPO (serve GitHub)")
+    served = github_repo or repo
+    if served is None and store_path is not None:
+        from issuetriage.cli.corpora import store_repo
+
+        with Store(store_path, create=False) as db:
+            served = store_repo(db)
+    policy = load_profile(profile_for(profile, served))
     scope = frozenset(issues) or None
     backend: Backend
     if github_repo:
@@ -118,7 +125,7 @@ def register(app: typer.Typer) -> None:
         repo: Annotated[Optional[str], typer.Option("--repo", help="Repo in the store.")] = None,
         issue: Annotated[list[int], typer.Option("--issue", help="Only these may be changed.")] = [],  # noqa: B006
         apply: Annotated[bool, typer.Option("--apply", help="Apply guarded plans (else dry run).")] = False,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
     ) -> None:
         """Serve triage tools to an MCP client over stdio. Example: issuetriage mcp --store t.db --issue 42"""
         serve_mcp(profile, store, github, repo, issue, apply)
@@ -130,7 +137,7 @@ def register(app: typer.Typer) -> None:
         file: Annotated[str, typer.Argument(help="An issue file (any shape `plan` reads); `-` reads stdin.")],
         number: Annotated[Optional[int], typer.Option("--number", help="Which issue of several.")] = None,
         prompt: Annotated[str, typer.Option("--prompt", help="Prompt style: catalog or shortlist.")] = "catalog",
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Print the request a model would get, without calling it. Example: issuetriage llm prompt 42.json"""
@@ -151,7 +158,7 @@ def register(app: typer.Typer) -> None:
                                         "--neighbours K does (0: off).")] = 0,
         issues: Annotated[Optional[Path], typer.Option(
             "--issues", help="A file of issue numbers, one per line, instead of --sample.")] = None,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Write the exact request for a fixed sample of issues, to record answers elsewhere.
@@ -159,14 +166,17 @@ def register(app: typer.Typer) -> None:
         from issuetriage.evaluate.requests import export_requests, read_numbers
 
         numbers = read_numbers(issues) if issues is not None else None
-        manifest = export_requests(corpus, out, sample, seed, prompt, profile, neighbours, numbers)
+        from issuetriage.cli.corpora import corpus_repo
+
+        manifest = export_requests(corpus, out, sample, seed, prompt, profile_for(profile, corpus_repo(corpus)),
+                                   neighbours, numbers)
         emit(fmt, {"out": str(out), "requests": len(manifest["requests"]),
                    "prompt_style": manifest["prompt_style"], "prompt_version": manifest["prompt_version"]},
              f"{len(manifest['requests'])} requests ({manifest['prompt_style']}, prompt "
              f"{manifest['prompt_version']}) in {out}")
 
     @llm_app.command("config")
-    def config_cmd(profile: ProfileOpt = "pytorch", fmt: FormatOpt = Format.text) -> None:
+    def config_cmd(profile: ProfileOpt = None, fmt: FormatOpt = Format.text) -> None:
         """Show the configured model (never a key). Example: issuetriage llm config"""
         config = show_config(profile)
         emit(fmt, config or None, config_text(config))

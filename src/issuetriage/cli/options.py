@@ -19,8 +19,9 @@ class Format(StrEnum):
     json = "json"
 
 
-ProfileOpt = Annotated[str, typer.Option("--profile", envvar=PROFILE_ENV,
-                                         help="Profile name or folder.")]
+ProfileOpt = Annotated[Optional[str], typer.Option(
+    "--profile", envvar=PROFILE_ENV, help="Profile name or folder (default: the checkout's .github/issuetriage/, "
+                                          "else the shipped profile that names the repository).")]
 ModelOpt = Annotated[Optional[Path], typer.Option("--model", help="A model made by `issuetriage train`.")]
 JudgeOpt = Annotated[str, typer.Option(
     "--judge", help="auto (learned with --model, hybrid when an LLM is configured, else heuristic), "

@@ -11,6 +11,14 @@ import typer
 from issuetriage.cli.options import Format, FormatOpt, ProfileOpt, StoreOpt, emit
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
+from issuetriage.policy.discover import profile_for
+
+
+def _store_policy(db: Any, profile: str | None) -> Any:
+    """The profile named, or the one for the repository the store holds."""
+    from issuetriage.cli.corpora import store_repo
+
+    return load_profile(profile_for(profile, None if profile else store_repo(db)))
 
 
 def register(app: typer.Typer) -> None:
@@ -20,7 +28,7 @@ def register(app: typer.Typer) -> None:
     def report_cmd(
         store: StoreOpt,
         out: Annotated[Path, typer.Option("--out", help="Folder for index.html and report.json.")],
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         days: Annotated[Optional[int], typer.Option("--days", min=1, help="Only plans of the last N days.")] = None,
         update_demotions: Annotated[bool, typer.Option(
             "--update-demotions", help="Demote or restore labels by live precision first.")] = False,
@@ -31,8 +39,8 @@ def register(app: typer.Typer) -> None:
         from issuetriage.report import data, html
         from issuetriage.store.sqlite import Store
 
-        policy = load_profile(profile)
         with Store(store, create=False) as db:
+            policy = _store_policy(db, profile)
             changes = [change.describe() for change in demotion.update(db, policy)] if update_demotions else []
             written = html.write(data.build(db, policy, days=days), out)
         emit(fmt, {"demotions": changes, "wrote": [str(p) for p in written]},
@@ -42,7 +50,7 @@ def register(app: typer.Typer) -> None:
     def corrections_cmd(
         store: StoreOpt,
         out: Annotated[Path, typer.Option("--out", help="JSONL corpus for `issuetriage train --corpus`.")],
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         """Export what humans corrected as a training corpus. Example: issuetriage corrections --store t.db --out c.jsonl"""
@@ -50,7 +58,7 @@ def register(app: typer.Typer) -> None:
         from issuetriage.store.sqlite import Store
 
         with Store(store, create=False) as db:
-            count = write_corpus(db, load_profile(profile), out)
+            count = write_corpus(db, _store_policy(db, profile), out)
         emit(fmt, {"wrote": str(out), "issues": count}, f"wrote {count} corrected issue(s) to {out}")
 
     @app.command("stale")
@@ -59,7 +67,7 @@ def register(app: typer.Typer) -> None:
         apply: Annotated[bool, typer.Option("--apply", help="Post the reminders and closes.")] = False,
         github: Annotated[bool, typer.Option(
             "--github", help="The issues live on GitHub (with the token): read and write there, audit in the store.")] = False,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         now: Annotated[Optional[str], typer.Option("--now", help="ISO time to judge staleness at.")] = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
@@ -74,8 +82,8 @@ def register(app: typer.Typer) -> None:
             when = utc(datetime.fromisoformat(now)) if now else datetime.now(UTC)
         except ValueError:
             raise UserError(f"--now {now!r}: expected an ISO date or time") from None
-        policy = load_profile(profile)
         with Store(store, create=False) as db:
+            policy = _store_policy(db, profile)
             applier: Applier = StoreApplier(db, at=when)
             if github:
                 from issuetriage.github.apply import GitHubApplier

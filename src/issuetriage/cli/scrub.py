@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
         env_cache: Annotated[Path | None, typer.Option("--env-cache", help="Folder of cached environments (default ~/.cache/issuetriage/scrub-envs).")] = None,
         max_envs: Annotated[int, typer.Option("--max-envs", min=1, help="Cached environments kept (least recently used go first).")] = 16,
         apply: Annotated[bool, typer.Option("--apply", help="On OWNER/REPO#N shown fixed in a release: close as completed with the profile's fixed_in_release comment, through the guard.")] = False,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         store: OptionalStoreOpt = None,
     ) -> None:
         """Re-run an issue's repro in a sandbox; exit 0 reproduced, 1 not, 3 different error, 4 environment, 5 blocked, 6 not run.
@@ -52,6 +52,7 @@ def register(app: typer.Typer) -> None:
         """
         from dataclasses import replace
 
+        from issuetriage.policy.discover import profile_for
         from issuetriage.scrub import bisect, flow, provision, report, safety, source
         from issuetriage.scrub.model import Limits
 
@@ -82,9 +83,10 @@ def register(app: typer.Typer) -> None:
             interpreters=tuple(interps), allow=frozenset(allow), isolation=None if no_isolation else "auto",
             limits=Limits(timeout_s=timeout), runs=runs, minimize=not no_minimize, warm=not cold,
             provisioner=provisioner, progress=lambda line: typer.echo(f"scrub: {line}", err=True))
-        policy = _closing_policy(profile) if apply else None
-        if apply and source.ref_of(issue) is None:
+        live = source.ref_of(issue)
+        if apply and live is None:
             raise UserError("--apply needs OWNER/REPO#N (a live issue), not a file")
+        policy = _closing_policy(profile_for(profile, live[0])) if apply and live else None
         loaded = source.load_issue(issue)
         result = flow.scrub(loaded, options)
         if out is not None:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from issuetriage.cli.options import JudgeOpt, ModelOpt, ProfileOpt, StoreOpt
-from issuetriage.cli.service import SERVE_MODULES, QueueOpt, RepoOpt, WorkersOpt, need_service_extra
+from issuetriage.cli.service import SERVE_MODULES, QueueOpt, RepoOpt, WorkersOpt, need_service_extra, service_profile
+from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
 from issuetriage.service.server import MAX_CONNECTIONS, REQUEST_TIMEOUT, Limits, bind, run, where
 
@@ -28,7 +29,7 @@ def register(app: typer.Typer) -> None:
     @app.command("serve")
     def serve_cmd(
         store: StoreOpt,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         host: Annotated[str, typer.Option("--host", help="Address to bind (loopback unless --allow-remote).")] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", min=0, max=65535, help="0: any free port.")] = 8000,
         workers: WorkersOpt = 1,
@@ -56,6 +57,9 @@ def register(app: typer.Typer) -> None:
         hosts = ["*"] if allow_remote else None
         limits = Limits(request_timeout, max_connections).within_open_files()
         if no_webhook:  # the review app over the local store: it needs no GitHub credentials
+            profile = service_profile(profile, repo)
+            if profile is None:
+                raise UserError("the review app needs a profile: --profile NAME|DIR")
             alone = create_app(store, load_profile(profile), reviewer, allowed_hosts=hosts)
             with closing(bind(host, port)) as sock:
                 typer.echo(f"serving {redacted(store)} on {where(sock)}/ (Ctrl-C to stop)", err=True)
@@ -67,6 +71,7 @@ def register(app: typer.Typer) -> None:
 
         secrets = settings_secrets(os.environ.get("GITHUB_WEBHOOK_SECRET"),
                                    os.environ.get("GITHUB_WEBHOOK_SECRET_PREVIOUS"))
+        profile = service_profile(profile, repo)
         with closing(bind(host, port)) as sock:  # before the store and the queue: a busy port leaves no files
             jobs = open_jobs(store, queue, repo, profile, judge, model)
             json_logs()
@@ -82,13 +87,15 @@ def register(app: typer.Typer) -> None:
                     consumer.stop(graceful=True)  # the job in hand finishes; the rest stays queued
 
 
-def _review(store: str, profile: str, jobs: Jobs, reviewer: str, hosts: list[str] | None) -> Starlette | None:
+def _review(store: str, profile: str | None, jobs: Jobs, reviewer: str, hosts: list[str] | None) -> Starlette | None:
     """The review app (its approvals write to GitHub as the service does), or None (logged) when it
     cannot be mounted: the receiver does not depend on it."""
     from issuetriage.errors import TriageError
     from issuetriage.service.app import review_app
 
     try:
+        if profile is None:
+            raise UserError("no profile named (App mode: --profile NAME|DIR mounts the review app)")
         return review_app(store, load_profile(profile), jobs.resolver, reviewer, hosts)  # type: ignore[arg-type]  # open_jobs gave one
     except TriageError as exc:
         logging.getLogger("issuetriage.service").warning("review app not mounted", extra={"reason": str(exc)})

@@ -40,7 +40,23 @@ def need_service_extra(command: str, modules: tuple[tuple[str, ...], ...] = (("h
         raise UserError(f"{command} needs {', '.join(missing)}: pip install 'issuetriage[service]'")
 
 
-def open_jobs(store: str, queue: str | None, repos: list[str] | None, profile: str, judge: str,
+def service_profile(profile: str | None, repos: list[str] | None) -> str | None:
+    """The profile the service triages with as GITHUB_TOKEN: named, or found for the first
+    `--repo` (each served repository must be the profile's); None in App mode with none named,
+    where each repository brings its own profile or is refused."""
+    from issuetriage.cli.github import check_repo
+    from issuetriage.policy.discover import profile_for
+
+    served = [check_repo(r) for r in repos or ()]
+    if os.environ.get("GITHUB_APP_ID"):
+        return profile
+    chosen = profile_for(profile, served[0] if served else None)
+    for repo in served[1:]:
+        profile_for(chosen, repo)
+    return chosen
+
+
+def open_jobs(store: str, queue: str | None, repos: list[str] | None, profile: str | None, judge: str,
               model: Path | None) -> Jobs:
     """The queue and its jobs for the command line's settings (App mode when GITHUB_APP_ID is set;
     without credentials, a one-line error before anything is written)."""
@@ -61,7 +77,7 @@ def register(app: typer.Typer) -> None:
         queue: QueueOpt = None,
         workers: WorkersOpt = 1,
         repo: RepoOpt = None,
-        profile: ProfileOpt = "pytorch",
+        profile: ProfileOpt = None,
         judge: JudgeOpt = "auto",
         model: ModelOpt = None,
     ) -> None:
@@ -70,7 +86,7 @@ def register(app: typer.Typer) -> None:
         need_service_extra("worker")
         from issuetriage.service.app import json_logs, run_workers
 
-        jobs = open_jobs(store, queue, repo, profile, judge, model)
+        jobs = open_jobs(store, queue, repo, service_profile(profile, repo), judge, model)
         json_logs()  # after the settings are checked: bad input leaves the process's logging alone
         jobs.recover(force=False)  # work whose worker died mid-job
         run_workers(jobs, max(workers, 1), processes=True)

@@ -41,13 +41,32 @@ QUESTION_TAILS = frozenset({"question", "support", "usage", "help"})
 # Label names and descriptions come from the repository: one-way patterns (issuetriage.text). A
 # compound starts where a word does (without `\b`, a long word was retried from each of its letters).
 _COMPOUND = re.compile(r"\b\w+(?:-\w+)+")
+# A contraction (isn't, don't, user's) is one word to drop, never `isn` and `t`; one-way: `\w+`
+# cannot take the apostrophe that ends its run.
+_CONTRACTION = re.compile(r"\b\w+['\u2019]\w+")
 _PREFIX = re.compile(r"^([A-Za-z][\w.-]*)(: ?|/)(?=\S)")
 # Words too common in issue reports to tell one label from another.
 _GENERIC = frozenset({"bug", "bugs", "issue", "issues", "error", "errors", "problem", "problems",
                       "support", "feature", "features", "request", "requests", "related", "code",
                       "use", "using", "used", "work", "works", "working", "new", "add", "adding",
                       "things", "stuff", "fix", "fixes", "change", "changes", "label", "labels",
-                      "relating", "regarding", "concerning", "general", "misc", "various"})
+                      "relating", "regarding", "concerning", "general", "misc", "various",
+                      # in most reports of any software project, so they route nothing
+                      "file", "api", "client", "server", "data", "value", "function", "method",
+                      "option", "user", "version", "system", "library", "thing", "way", "time",
+                      "result", "output", "input", "default", "case", "example", "behavior",
+                      "behaviour", "make", "need", "set", "get", "run", "running", "like"})
+# Names ending in s that are no plurals: kept whole.
+_NOT_PLURAL = frozenset({"windows", "kubernetes", "pandas", "jenkins", "series", "news", "species",
+                         "https", "express", "aws", "macos", "ios", "redis", "postgres", "mathematics",
+                         "physics", "graphics", "statistics", "metrics", "analytics", "docs"})
+# The repository's own process labels the bot's steps use (by name, after lower-casing and turning
+# `-`, `_` and `:` into spaces), instead of creating labels of its own next to them.
+PROCESS_ROLES = {
+    "triage_review": frozenset({"needs triage", "triage review", "status needs triage", "triage needed",
+                                "untriaged", "status triage", "to triage"}),
+    "triaged": frozenset({"triaged", "status triaged", "triage done"}),
+}
 MAX_DESCRIPTION_WORDS = 8
 # The bot's own markers (named unlike any project's labels; `labels sync` creates them).
 BOT_LABELS = {"bot_triaged": "triaged-by-bot", "triaged": "triage-done",
@@ -90,14 +109,39 @@ def families(labels: Sequence[LabelIn]) -> dict[str, list[str]]:
     return found
 
 
+def singular(word: str) -> str:
+    """A plural's singular by the common English endings (proxies → proxy, certificates →
+    certificate, classes → class); other words as they are."""
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is", "ous")) or word in _NOT_PLURAL:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    return word[:-1]
+
+
 def _words(text: str) -> list[str]:
-    """Content words of a description; a hyphenated compound (command-line) stays one phrase."""
+    """Content words of a description, singular, without contractions, stop words or words too
+    common to route; a hyphenated compound (command-line) stays one phrase."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+    text = _CONTRACTION.sub(" ", text)
     compounds = [normalize_keyword(c) for c in _COMPOUND.findall(text)]
-    rest = _COMPOUND.sub(" ", text)
-    return [w for w in dict.fromkeys([*compounds, *tokens_of(rest)])
+    rest = [w if "." in w else singular(w) for w in tokens_of(_COMPOUND.sub(" ", text))]
+    return [w for w in dict.fromkeys([*compounds, *rest])
             if len(w) >= 3 and not w.isdigit() and w not in ENGLISH_STOP_WORDS and w not in _GENERIC]
+
+
+def process_roles(names: Sequence[str]) -> dict[str, str]:
+    """The bot's roles (triage_review, triaged) the repository already has a label for."""
+    found: dict[str, str] = {}
+    for name in names:
+        key = " ".join(re.sub(r"[-_:/]", " ", name.lower()).split())
+        for role, known in PROCESS_ROLES.items():
+            if key in known and role not in found:
+                found[role] = name
+    return found
 
 
 def keywords_for(labels: Sequence[LabelIn]) -> dict[str, list[str]]:
@@ -240,25 +284,27 @@ RULES = {
 }
 
 
-def profile_files(repo: str, labels: Sequence[LabelIn], name: str, project: str) -> dict[str, str]:
-    """The seven profile files, as TOML text."""
+def profile_files(repo: str, labels: Sequence[LabelIn], name: str, project: str,
+                  shadow: bool = False) -> dict[str, str]:
+    """The seven profile files, as TOML text (`shadow`: plans are recorded for review, never
+    written, until a maintainer turns it off)."""
     fam = families(labels)
     keywords = keywords_for(labels)
     names = {label.name for label in labels}
-    human = [label.name for label in labels if label.name.lower() in HUMAN_EXACT]
+    bot = {**BOT_LABELS, **{role: name for role, name in process_roles([label.name for label in labels]).items()
+                            if split_family(name)[0] not in fam["human"]}}
+    human = [label.name for label in labels if label.name.lower() in HUMAN_EXACT and label.name not in bot.values()]
     type_labels = [label.name for label in labels
                    if split_family(label.name)[0] in fam["type"] + [""]
                    and split_family(label.name)[1].lower() in FEATURE_TAILS
                    and label.name.lower() not in HUMAN_EXACT]
     question_labels = [label.name for label in labels
                        if split_family(label.name)[1].lower() in QUESTION_TAILS]
-    bot = dict(BOT_LABELS)
-    if "triaged" in names:  # the repository's own marker for a triaged issue
-        bot["triaged"] = "triaged"
     catalog = []
     for label in labels:
         spec: dict[str, object] = {"name": label.name, "description": label.description or ""}
-        if label.name not in human and split_family(label.name)[0] not in fam["human"]:
+        if (label.name not in human and label.name not in bot.values()
+                and split_family(label.name)[0] not in fam["human"]):
             words = keywords[label.name] + (FEATURE_WORDS if label.name in type_labels else [])
             if words:
                 spec["keywords"] = words
@@ -275,6 +321,7 @@ def profile_files(repo: str, labels: Sequence[LabelIn], name: str, project: str)
         "bot_labels": bot,
         "release": {"latest_minor": "unknown"},
         "thresholds": {"label": 0.5, "question_close": 0.8, "route": 0.5},
+        **({"live": {"shadow": True}} if shadow else {}),
     }
     forbidden = {"prefixes": fam["human"], "contains": [], "exact": human}
     queues = {"redirect": [{"label": label.name, "description": label.description or ""}
@@ -299,4 +346,18 @@ def init_profile(out: Path, repo: str, labels_path: Path | None = None, name: st
         raise UserError(f"--repo {repo!r}: expected OWNER/NAME")
     labels = read_label_list(labels_path) if labels_path else []
     files = profile_files(repo, labels, name or out.name, project or repo.split("/")[1])
-    return write_atomically(files, {}, out)
+    return write_with_parents(files, out)
+
+
+def write_with_parents(files: dict[str, str], out: Path) -> Policy:
+    """Write the profile folder `out`, creating its missing parent folders; on failure the
+    folders made for it go too (nothing half-written)."""
+    made = [folder for folder in reversed(out.absolute().parents) if not folder.exists()]
+    try:
+        for folder in made:
+            folder.mkdir()
+        return write_atomically(files, {}, out)
+    except BaseException:
+        for folder in reversed(made):
+            folder.rmdir() if folder.is_dir() and not any(folder.iterdir()) else None
+        raise

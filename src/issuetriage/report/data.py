@@ -12,7 +12,15 @@ from issuetriage.evidence.followup import utc
 from issuetriage.judges.learned.corpus import gold_labels
 from issuetriage.judges.learned.train import suggested_implications
 from issuetriage.live import events as label_events
-from issuetriage.live.outcomes import LiveQuality, Outcome, live_quality, outcomes, plan_rows, window
+from issuetriage.live.outcomes import (
+    LiveQuality,
+    Outcome,
+    latest_per_issue,
+    live_quality,
+    outcomes,
+    plan_rows,
+    window,
+)
 from issuetriage.policy import Policy
 from issuetriage.store.sqlite import Store
 
@@ -30,6 +38,7 @@ class Report:
     triage_days: list[float]
     queues: list[dict[str, Any]]
     unused: list[str]
+    unused_months: int
     missing_from_catalog: list[tuple[str, int]]
     suggested_implies: list[dict[str, object]]
     target: float
@@ -53,6 +62,7 @@ def build(store: Store, policy: Policy, now: datetime | None = None, days: int |
         triage_days=[(utc(o.triaged_at) - utc(o.issue.created_at)).total_seconds() / 86400
                      for o in found if o.triaged_at and o.issue.created_at],
         queues=queues(issues, policy, now), unused=unused_labels(store, issues, policy, now),
+        unused_months=policy.meta.live.unused_months,
         missing_from_catalog=missing_from_catalog(store, issues, policy),
         suggested_implies=suggested_implications([gold_labels(i.labels, policy) for i in issues], policy),
         target=policy.meta.live.precision_target)
@@ -71,8 +81,10 @@ def corrections(store: Store, found: list[Outcome]) -> dict[str, int]:
 
 
 def decision_mix(store: Store, repo: str, span: tuple[datetime, datetime] | None) -> dict[str, Counter[str]]:
+    """The newest plan of each issue by day and decision: one count per issue, as the headline
+    counts (a dry run and a shadow run of the same issue are one plan, not two)."""
     by_day: dict[str, Counter[str]] = defaultdict(Counter)
-    for row in plan_rows(store, repo, *(span or (None, None))):
+    for row in latest_per_issue(plan_rows(store, repo, *(span or (None, None)))):
         by_day[row.recorded_at.date().isoformat()][row.plan.decision.value] += 1
     return dict(sorted(by_day.items()))
 
@@ -94,7 +106,7 @@ def queues(issues: list, policy: Policy, now: datetime) -> list[dict[str, Any]]:
 
 def unused_labels(store: Store, issues: list, policy: Policy, now: datetime) -> list[str]:
     """Catalog labels no issue received in the last `unused_months` (by label event, or by the
-    creation date of an issue carrying it when no events were synced)."""
+    creation date of an issue carrying it when no events were synced) and no open issue carries."""
     cutoff = now - timedelta(days=30 * policy.meta.live.unused_months)
     last: dict[str, datetime] = {}
     for events in label_events.load(store, policy.meta.repo).values():
@@ -105,7 +117,8 @@ def unused_labels(store: Store, issues: list, policy: Policy, now: datetime) -> 
         for label in issue.labels:
             if issue.created_at and label not in last:
                 last[label] = utc(issue.created_at)
-    return sorted(n for n in policy.labels if n not in policy.bot_label_names
+    on_open = {label for issue in issues if issue.state == "open" for label in issue.labels}
+    return sorted(n for n in policy.labels if n not in policy.bot_label_names and n not in on_open
                   and (n not in last or utc(last[n]) < cutoff))
 
 
