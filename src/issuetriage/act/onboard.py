@@ -27,6 +27,7 @@ from issuetriage.policy import Policy, load_profile_dir
 from issuetriage.policy.discover import CHECKOUT_PROFILE
 from issuetriage.policy.importer import LabelIn
 from issuetriage.policy.init import profile_files, write_with_parents
+from issuetriage.store.corpus import write_corpus
 from issuetriage.store.sqlite import Store
 
 Steps = Callable[[str, int, int | None], None]  # (step, done, total: None when not known)
@@ -119,7 +120,6 @@ def evaluate_history(store_path: str, policy: Policy, folds: int, neighbours: in
     store's labelled issues."""
     from issuetriage.evaluate.run import EvalOptions, evaluate  # lazy: the evaluation stack
     from issuetriage.judges.learned.train import TrainConfig  # lazy: numpy and sklearn
-    from issuetriage.store.corpus import write_corpus
 
     with Store(store_path, create=False) as db, tempfile.TemporaryDirectory(prefix="issuetriage-init-") as tmp:
         corpus = Path(tmp) / "store.jsonl"
