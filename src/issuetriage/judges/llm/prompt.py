@@ -147,9 +147,10 @@ def _catalog_matcher(policy: Policy) -> Matcher:
     return Matcher({s.name: (s.keywords, s.patterns) for s in policy.labels.values()})
 
 
-def _stem_tokens(label: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def _stem_tokens(label: str) -> frozenset[str]:
     stem = label.split(":", 1)[-1].lower()
-    return {t for t in re.findall(r"[a-z0-9_]+", stem) if len(t) > 2}
+    return frozenset(t for t in re.findall(r"[a-z0-9_]+", stem) if len(t) > 2)
 
 
 def _allowed(policy: Policy, name: str) -> bool:
@@ -167,11 +168,12 @@ def _nameable(policy: Policy) -> frozenset[str]:
     return frozenset(policy.nameable_labels)
 
 
-def _neighbours(policy: Policy, label: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def _neighbours(policy: Policy, label: str) -> tuple[str, ...]:
     """Catalog labels sharing a distinctive word with `label` (`cuda` → `cuda graphs`)."""
     tokens = _stem_tokens(label)
     near = [n for n in policy.labels if n != label and tokens & _stem_tokens(n)]
-    return sorted(near, key=len)[:NEIGHBOURS_PER_LABEL]
+    return tuple(sorted(near, key=len)[:NEIGHBOURS_PER_LABEL])
 
 
 def candidate_labels(policy: Policy, signals: Signals, offline: Judgment | None,
