@@ -25,23 +25,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import DEV  # noqa: E402
+from issuetriage.evaluate.adjudicate import describe  # noqa: E402
 from issuetriage.judges.learned.corpus import load_corpus  # noqa: E402
-from issuetriage.policy import Policy, load_profile  # noqa: E402
+from issuetriage.policy import load_profile  # noqa: E402
 
 VERDICTS = ("clearly_right", "defensible", "wrong")
 ISSUE_CHARS = 4000
 CONTROL = "maintainers"
 # the cc line a label bot appends once a module label is set: it names who the maintainers routed to
 CC_LINE = re.compile(r"(?m)^[ \t]*cc @.*$")
-
-
-def describe(policy: Policy, name: str) -> str:
-    spec = policy.labels.get(name)
-    if spec is None:
-        return "(not in the catalog)"
-    parts = [spec.description] + ([f"Use when: {spec.when}"] if spec.when else [])
-    parts += [f"Not when: {spec.when_not}"] if spec.when_not else []
-    return " ".join(" ".join(parts).split())
 
 
 def read_system(path: Path) -> dict[int, set[str]]:

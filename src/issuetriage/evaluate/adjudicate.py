@@ -24,7 +24,8 @@ VERDICTS = ("clearly_right", "defensible", "wrong")
 ISSUE_CHARS = 4000
 
 
-def _describe(policy: Policy, name: str) -> str:
+def describe(policy: Policy, name: str) -> str:
+    """A label as a reviewer reads it: its catalog description, when to use it and when not."""
     spec = policy.labels.get(name)
     if spec is None:
         return "(not in the catalog)"
@@ -56,7 +57,7 @@ def review_sample(results: Mapping[str, Sequence[IssueResult]], corpus: Corpus, 
         issue = issues[number]
         text = f"Title: {issue.title.strip()}\n\n{issue.body[:ISSUE_CHARS]}"
         items.append({"id": i, "issue": text, "label": label,
-                      "label_description": _describe(policy, label)})
+                      "label_description": describe(policy, label)})
         key_rows.append({"id": i, "repo": issue.repo, "number": number, "label": label,
                          "gold": pairs[(number, label)]["gold"],
                          "judges": sorted(pairs[(number, label)]["judges"])})
