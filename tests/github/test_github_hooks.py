@@ -304,3 +304,18 @@ def test_the_hook_deadline_comes_from_the_environment_within_bounds(value, secon
     from issuetriage.agents.hooks import deadline
 
     assert deadline({} if value is None else {"ISSUETRIAGE_HOOK_DEADLINE": value}) == seconds
+
+
+@pytest.mark.parametrize("profile, why", [(None, "no profile names this repository"),
+                                          ("pytorch", "is for pytorch/pytorch, not this repository")])
+def test_a_write_to_a_repository_without_its_own_profile_is_blocked(profile, why, tmp_path, monkeypatch):
+    """No policy handed in: the hook finds the target repository's profile as every command does,
+    and never judges another repository's issue by PyTorch's profile."""
+    monkeypatch.chdir(tmp_path)  # a checkout without .github/issuetriage/
+    env = {"GITHUB_REPOSITORY": "acme/widgets", "TRIAGE_ISSUE_NUMBER": "103",
+           **({"ISSUETRIAGE_PROFILE": profile} if profile else {})}
+    current = make_issue(repo="acme/widgets", number=103, title="sorting order differs", body="equal keys move")
+    reply = pre("Bash", {"command": "gh issue edit 103 --add-label 'module: docs' --repo acme/widgets"},
+                env=env, current=current)
+    assert reply.exit_code == 2 and why in reply.stderr
+    assert reply.stdout == ""

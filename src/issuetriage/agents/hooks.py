@@ -313,8 +313,10 @@ def _run(event_name: str, stdin: str | bytes, env: Mapping[str, str], policy: Po
 
     def load() -> Policy:
         from issuetriage.policy import load_profile  # lazy: hook start-up: only a call that writes
+        from issuetriage.policy.discover import profile_for  # lazy: hook start-up: only a call that writes
 
-        return policy or load_profile(env.get("ISSUETRIAGE_PROFILE", "pytorch"))
+        # the profile of the target's repository, found as every command finds it (fail closed)
+        return policy or load_profile(profile_for(env.get("ISSUETRIAGE_PROFILE"), target(env)[0]))
 
     def client(repo: str) -> Any:
         from issuetriage.github.client import GitHubClient  # lazy: hook start-up: githubkit only to read or write
