@@ -153,3 +153,30 @@ def test_a_failing_call_with_self_contained_arguments_is_hoisted_out_of_its_cont
     result = minimize(NESTED, oracle, workers=2)
     assert result.code == "from fakelib import combine\ncombine([], [3])\n"  # the literal pass shrank it after
     assert "hoist the failing call" in result.passes
+
+
+class _CountingOracle:
+    """A script 'fails the same way' while it still calls `boom()`; counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, code: str) -> bool:
+        self.calls += 1
+        return "boom()" in code
+
+    def failure_of(self, code: str) -> None:
+        return None  # no traceback to cut after
+
+
+def test_minimization_stops_when_its_budget_runs_out_and_keeps_a_script_that_still_fails():
+    from issuetriage.scrub.minimize import minimize
+    from issuetriage.scrub.model import Budget
+
+    code = "".join(f"x{i} = {i}\nprint(x{i})\n" for i in range(40)) + "boom()\n"
+    oracle = _CountingOracle()
+    short = minimize(code, oracle, Budget(oracle_calls=4), workers=1)  # type: ignore[arg-type]
+    assert short is not None and short.stopped.startswith("the budget ran out")
+    assert oracle.calls <= 5 and "boom()" in short.code  # nothing accepted after the budget was spent
+    full = minimize(code, _CountingOracle(), workers=1)  # type: ignore[arg-type]
+    assert full is not None and full.stopped.startswith("a fixpoint") and full.code.strip() == "boom()"

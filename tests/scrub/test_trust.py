@@ -205,3 +205,21 @@ def test_without_a_fix_a_candidate_must_compute_the_value_the_original_assertion
     other = f"from parselib import parse\nassert parse(['--verbose', 'a'])['args'] == [], {message!r}\n"
     assert judge(original) is True and judge.pinned == "False"
     assert judge(other) is False  # fails the same assertion, with ['a'] instead of False: another bug
+
+
+def test_a_minimized_script_that_was_not_verified_is_never_posted():
+    """The comment shows a minimized script (and its trigger conditions) only when it was shown to
+    still test the bug; otherwise it gives the original script's verdict alone."""
+    from dataclasses import replace
+
+    from issuetriage.scrub.flow import ScrubReport
+    from issuetriage.scrub.model import MinimizeResult, Outcome, Verified
+    from issuetriage.scrub.report import to_markdown
+
+    report = ScrubReport(issue="o/r#1", ran=True, interpreter="py", outcome=Outcome.SAME_ERROR,
+                         original_lines=30, triggers=("an empty list",),
+                         minimized=MinimizeResult(code="import lib\nlib.f([])\n", lines=2, oracle_calls=5, rounds=1))
+    unverified = to_markdown(report)
+    assert "lib.f([])" not in unverified and "Minimized" not in unverified and "Trigger" not in unverified
+    posted = to_markdown(replace(report, verified=Verified("differential", "1.0", "1.1")))
+    assert "lib.f([])" in posted and "Minimized from 30 to 2 lines" in posted and "`1.1`" in posted
