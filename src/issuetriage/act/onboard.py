@@ -11,7 +11,6 @@ token may not read, no issue carrying one of the labels.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
@@ -27,7 +26,7 @@ from issuetriage.policy import Policy, load_profile_dir
 from issuetriage.policy.discover import CHECKOUT_PROFILE
 from issuetriage.policy.importer import LabelIn
 from issuetriage.policy.init import profile_files, write_with_parents
-from issuetriage.store.corpus import write_corpus
+from issuetriage.store.corpus import temporary_corpus
 from issuetriage.store.sqlite import Store
 
 Steps = Callable[[str, int, int | None], None]  # (step, done, total: None when not known)
@@ -121,8 +120,6 @@ def evaluate_history(store_path: str, policy: Policy, folds: int, neighbours: in
     from issuetriage.evaluate.run import EvalOptions, evaluate  # lazy: the evaluation stack
     from issuetriage.judges.learned.train import TrainConfig  # lazy: numpy and sklearn
 
-    with Store(store_path, create=False) as db, tempfile.TemporaryDirectory(prefix="issuetriage-init-") as tmp:
-        corpus = Path(tmp) / "store.jsonl"
-        write_corpus(db, policy.meta.repo, corpus)
+    with Store(store_path, create=False) as db, temporary_corpus(db, policy.meta.repo) as corpus:
         return evaluate(corpus, str(policy.root), "heuristic", None, folds, 0, False, TrainConfig(),
                         EvalOptions(neighbours if folds > 1 else 0, None, "catalog", None))

@@ -5,22 +5,11 @@ they are of (for the profile, when none is named)."""
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from issuetriage.errors import UserError
-
-if TYPE_CHECKING:
-    from issuetriage.store.sqlite import Store
-
-
-def store_repo(store: Store) -> str | None:
-    """The one repository whose issues the store holds (None: none, or several)."""
-    repos = [row[0] for row in store.db.execute("SELECT DISTINCT repo FROM issues LIMIT 2")]
-    return repos[0] if len(repos) == 1 else None
 
 
 def corpus_repo(path: Path) -> str | None:
@@ -55,12 +44,11 @@ def labelled_issues(corpus: Path | None, store: str | None, profile: str | None)
     if corpus is not None:
         yield corpus, profile_for(profile, corpus_repo(corpus))
         return
-    from issuetriage.store.corpus import write_corpus
+    from issuetriage.store.corpus import store_repo, temporary_corpus
     from issuetriage.store.sqlite import Store
 
     assert store is not None
-    with Store(store, create=False) as db, tempfile.TemporaryDirectory(prefix="issuetriage-corpus-") as tmp:
+    with Store(store, create=False) as db:
         chosen = profile_for(profile, store_repo(db))
-        path = Path(tmp) / "store.jsonl"
-        write_corpus(db, load_profile(chosen).meta.repo, path)
-        yield path, chosen
+        with temporary_corpus(db, load_profile(chosen).meta.repo) as path:
+            yield path, chosen

@@ -88,8 +88,8 @@ def run_store(store: Store, profile: str | None, apply: bool, judge_name: str, m
 
     from issuetriage.act.hold import Mode
     from issuetriage.act.store_run import triage_store
-    from issuetriage.cli.corpora import store_repo
     from issuetriage.judges.factory import get_judge
+    from issuetriage.store.corpus import store_repo
 
     repo = repo or store_repo(store)
     policy = load_profile(profile_for(profile, repo))

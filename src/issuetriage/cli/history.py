@@ -7,12 +7,13 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from issuetriage.cli.corpora import corpus_repo, store_repo
+from issuetriage.cli.corpora import corpus_repo
 from issuetriage.cli.options import Format, FormatOpt, ModelOpt, OptionalStoreOpt, ProfileOpt, emit
 from issuetriage.cli.progress import steps
 from issuetriage.errors import UserError
 from issuetriage.policy import load_profile
 from issuetriage.policy.discover import profile_for
+from issuetriage.store.corpus import store_repo
 
 
 def build_command(corpus: Path | None, store: str | None, out: Path, profile: str | None, model: Path | None,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from issuetriage.cli.options import STORE_ENV, Format, FormatOpt, emit
+from issuetriage.cli.options import Format, FormatOpt, StoreOpt, emit
 from issuetriage.cli.progress import steps, working
 
 SUGGEST_BELOW = 0.8  # out-of-fold precision under which a label is only suggested, never applied
@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
     @app.command("init")
     def init_cmd(
         repo: Annotated[str, typer.Argument(help="OWNER/REPO, from the root of its checkout.")],
-        store: Annotated[str, typer.Option("--store", envvar=STORE_ENV, help="The store to sync into.")] = "issuetriage.db",
+        store: StoreOpt = "issuetriage.db",
         history: Annotated[Path, typer.Option("--history", help="The history folder to build.")] = Path(".issuetriage/history"),
         folds: Annotated[int, typer.Option("--folds", min=2, help="Folds of the out-of-fold evaluation.")] = 5,
         neighbours: Annotated[int, typer.Option(

@@ -94,7 +94,7 @@ def serve_mcp(profile: str | None, store_path: str | None, github_repo: str | No
         raise UserError("give --store PATH (serve the mirror) or --github OWNER/REPO (serve GitHub)")
     served = github_repo or repo
     if served is None and store_path is not None:
-        from issuetriage.cli.corpora import store_repo
+        from issuetriage.store.corpus import store_repo
 
         with Store(store_path, create=False) as db:
             served = store_repo(db)

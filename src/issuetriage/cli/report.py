@@ -16,7 +16,7 @@ from issuetriage.policy.discover import profile_for
 
 def _store_policy(db: Any, profile: str | None) -> Any:
     """The profile named, or the one for the repository the store holds."""
-    from issuetriage.cli.corpora import store_repo
+    from issuetriage.store.corpus import store_repo
 
     return load_profile(profile_for(profile, None if profile else store_repo(db)))
 

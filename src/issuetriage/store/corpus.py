@@ -5,6 +5,9 @@ state now). Comments stay out: a corpus judges an issue as it was filed."""
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,3 +29,18 @@ def write_corpus(store: Store, repo: str, out: Path) -> int:
         for issue in rows:
             fh.write(json.dumps(issue.model_dump(mode="json", include=set(FIELDS))) + "\n")
     return len(rows)
+
+
+@contextmanager
+def temporary_corpus(store: Store, repo: str) -> Iterator[Path]:
+    """`repo`'s issues from the store as a corpus file that goes when the block ends."""
+    with tempfile.TemporaryDirectory(prefix="issuetriage-corpus-") as tmp:
+        path = Path(tmp) / "store.jsonl"
+        write_corpus(store, repo, path)
+        yield path
+
+
+def store_repo(store: Store) -> str | None:
+    """The one repository whose issues the store holds (None: none, or several)."""
+    repos = [row[0] for row in store.db.execute("SELECT DISTINCT repo FROM issues LIMIT 2")]
+    return repos[0] if len(repos) == 1 else None
