@@ -53,10 +53,9 @@ def build_command(corpus: Path | None, store: str | None, out: Path, profile: st
 
 def _taught(policy: Any, answers: Path | None, corrections: Path | None) -> Any:
     """Recorded answers and corrections to learn from (corrections win); checked before building."""
-    from issuetriage.judges.taught import read_answers, read_corrections  # lazy: CLI start-up
+    from issuetriage.judges.taught import evidence  # lazy: CLI start-up
 
-    return {**(read_answers(answers, policy) if answers else {}),
-            **(read_corrections(corrections, policy) if corrections else {})}
+    return evidence(policy, answers, corrections)
 
 
 def _open_store(store: str) -> Any:

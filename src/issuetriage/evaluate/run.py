@@ -19,7 +19,7 @@ from issuetriage.judges.learned.train import TrainConfig
 from issuetriage.judges.llm import make_judge
 from issuetriage.judges.llm.config import LLMConfig, load_config
 from issuetriage.judges.stacking import stacked
-from issuetriage.judges.taught import Teaching, read_answers, read_corrections, restricted
+from issuetriage.judges.taught import Teaching, evidence, restricted
 from issuetriage.policy import Policy, load_profile
 
 
@@ -39,9 +39,7 @@ class EvalOptions:
 
 def teaching(options: EvalOptions, policy: Policy) -> Teaching:
     """The evidence `--learn-answers` and `--learn-corrections` name (corrections win)."""
-    answers = read_answers(options.learn_answers, policy) if options.learn_answers else {}
-    corrections = read_corrections(options.learn_corrections, policy) if options.learn_corrections else {}
-    return {**answers, **corrections}
+    return evidence(policy, options.learn_answers, options.learn_corrections)
 
 
 def split_teaching(taught: Teaching, train_corpus: Corpus) -> Teaching:

@@ -15,7 +15,6 @@ with a warning, never learned.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -96,12 +95,11 @@ def read_corrections(path: Path, policy: Policy, weight: float = CORRECTION_WEIG
     return taught
 
 
-def combined(*sources: Teaching) -> dict[int, Taught]:
-    """Several sources as one; a later source wins for an issue (pass corrections last)."""
-    out: dict[int, Taught] = {}
-    for source in sources:
-        out.update(source)
-    return out
+def evidence(policy: Policy, answers: Path | None = None, corrections: Path | None = None) -> dict[int, Taught]:
+    """What `--learn-answers`/`--answers` and `--learn-corrections`/`--corrections` name, as one
+    (a correction wins over a model's answer for the same issue)."""
+    return {**(read_answers(answers, policy) if answers else {}),
+            **(read_corrections(corrections, policy) if corrections else {})}
 
 
 def restricted(teaching: Teaching, numbers: Iterable[int]) -> dict[int, Taught]:
@@ -136,7 +134,3 @@ def summary(teaching: Teaching) -> dict[str, int]:
     for t in teaching.values():
         counts[t.source] = counts.get(t.source, 0) + 1
     return dict(sorted(counts.items()))
-
-
-def dumps(teaching: Teaching) -> str:
-    return json.dumps(to_json(teaching), sort_keys=True)
