@@ -56,24 +56,20 @@ def expected_f1(judgment: Judgment, policy: Policy, probability: Callable[[float
     return 2 * chosen / (added + total) if added + total > 0 else 1.0
 
 
-def offline_confident(judgment: Judgment, threshold: float, policy: Policy | None = None,
+def offline_confident(judgment: Judgment, threshold: float, policy: Policy,
                       probability: Callable[[float], float] | None = None,
                       live_precision: Mapping[str, float] | None = None) -> bool:
     """The offline judge decides alone when it is sure of the kind (other kinds than bugs and
     feature requests: at `threshold`) and, for bugs and feature requests, transfers or adds at
-    least one label and its expected label F1 reaches `threshold` (with `policy`; without, at
-    least one label and the kind at `threshold`). The threshold is the hybrid's cost knob:
-    higher sends more issues to the model (docs/llm.md)."""
+    least one label and its expected label F1 reaches `threshold`. The threshold is the hybrid's
+    cost knob: higher sends more issues to the model (docs/llm.md)."""
     if judgment.kind is Kind.UNCLEAR:
         return False
     labelled_kind = judgment.kind in (Kind.BUG, Kind.FEATURE)
-    kind_gate = policy.meta.thresholds.label if policy is not None and labelled_kind else threshold
-    if judgment.kind_confidence < kind_gate:
+    if judgment.kind_confidence < (policy.meta.thresholds.label if labelled_kind else threshold):
         return False
     if not labelled_kind or judgment.transfer_confidence >= threshold:
         return True
-    if policy is None:
-        return bool(judgment.confident(threshold))
     if not judgment.confident(policy.meta.thresholds.label):
         return False
     return expected_f1(judgment, policy, probability or (lambda c: c), live_precision) >= threshold
