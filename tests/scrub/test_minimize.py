@@ -180,3 +180,68 @@ def test_minimization_stops_when_its_budget_runs_out_and_keeps_a_script_that_sti
     assert oracle.calls <= 5 and "boom()" in short.code  # nothing accepted after the budget was spent
     full = minimize(code, _CountingOracle(), workers=1)  # type: ignore[arg-type]
     assert full is not None and full.stopped.startswith("a fixpoint") and full.code.strip() == "boom()"
+
+
+WSGI_LIKE = '''
+import io
+import json
+ALLOWED = {"a", "b"}
+
+
+def handle(environ, respond):
+    keys = {k: v for k, v in environ.items() if k in ALLOWED}
+    respond(len(keys))
+    return [json.dumps(keys).encode()]
+
+
+def call(header):
+    seen = []
+    body = b"".join(handle({"a": header, "wsgi.input": io.BytesIO()}, seen.append))
+    return seen[0], body.decode()
+
+
+status, body = call("x")
+boom(status)
+'''
+
+
+class _BoomOracle:
+    """In-process: the script 'fails the same way' while `boom` gets 1 (the bug's value)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, code: str) -> bool:
+        self.calls += 1
+
+        def boom(value: object) -> None:
+            if value == 1:
+                raise ValueError("bug")
+        try:
+            exec(compile(code, "<repro>", "exec"), {"boom": boom})
+        except ValueError as error:
+            return str(error) == "bug"
+        except Exception:
+            return False
+        return False
+
+    def failure_of(self, code: str) -> None:
+        return None
+
+
+def test_reads_that_keep_an_import_or_a_constant_alive_are_freed_so_the_line_goes():
+    """The dict entry `io.BytesIO()`, the `k in ALLOWED` filter and the unread `json` body keep
+    three lines alive that the failure never needs; freeing those reads lets pruning drop them,
+    and the call whose result nobody reads stays as a statement (then inlining goes on)."""
+    oracle = _BoomOracle()
+    result = minimize(WSGI_LIKE, oracle, workers=1)  # type: ignore[arg-type]
+    assert result is not None and oracle(result.code)
+    assert "io" not in _names(result.code) and "json" not in _names(result.code)
+    assert "ALLOWED" not in _names(result.code) and count_lines(result.code) <= 5
+    assert any(p.startswith("free names") for p in result.passes)
+
+
+def test_without_a_fixing_release_no_read_is_freed():
+    """Freeing replaces values the script passes on, so with inputs kept (no fix known) it does not run."""
+    result = minimize(WSGI_LIKE, _BoomOracle(), workers=1, keep_inputs=True)  # type: ignore[arg-type]
+    assert result is not None and "free names" not in result.passes

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from issuetriage.scrub import astedit, deadcode, holders, modules, rewrite, transforms
+from issuetriage.scrub import astedit, deadcode, freeing, holders, modules, rewrite, transforms
 from issuetriage.scrub.model import Budget, MinimizeResult
 from issuetriage.scrub.outcome import Oracle
 from issuetriage.scrub.transforms import Edit, apply_edits
@@ -282,7 +282,7 @@ def _key(block: list[ast.stmt], j: int, reads: Counter[str]) -> str:
 
 
 # edit labels that replace the values a script tests: the sizes it uses, the data a loop walks
-_CHANGES_INPUTS = ("simplify sizes", "flatten loop")
+_CHANGES_INPUTS = ("simplify sizes", "flatten loop", "free name")
 
 
 def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False,
@@ -335,6 +335,7 @@ _ROUND: tuple[Callable[[_State], None], ...] = (
     _edits("inline wrapper modules", modules.module_edits),
     _edits("propagate copies", rewrite.copy_edits),
     _edits("drop dead code", deadcode.dead_edits),
+    _edits("free names", freeing.free_edits),
     _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
     _edits("unwrap calls", transforms.unwrap_edits, traced=True),
     _edits("zero sizes", rewrite.zero_edits, changes_inputs=True),
