@@ -245,3 +245,11 @@ def test_without_a_fixing_release_no_read_is_freed():
     """Freeing replaces values the script passes on, so with inputs kept (no fix known) it does not run."""
     result = minimize(WSGI_LIKE, _BoomOracle(), workers=1, keep_inputs=True)  # type: ignore[arg-type]
     assert result is not None and "free names" not in result.passes
+
+
+def test_a_read_inside_an_f_string_is_freed_as_a_formatted_value():
+    from issuetriage.scrub.freeing import free_edits
+
+    code = "import os\nNAME = 'x'\nprint(f'{NAME}-{os.sep}')\n"
+    changed = [apply_edits(code, [edit]) for edit in free_edits(code)]
+    assert "print(f'{NAME}-{0}')\n" in "".join(changed) and all(ast.parse(c) for c in changed)

@@ -42,7 +42,10 @@ def free_edits(code: str) -> list[Edit]:
             before = ast.unparse(stmt)
             seen = {before}
             for label, new in _candidates(stmt, reads, own):
-                text = ast.unparse(new)
+                try:
+                    text = ast.unparse(new)
+                except ValueError:  # a part of an f-string has no source of its own
+                    continue
                 if text in seen:
                     continue
                 seen.add(text)
@@ -118,6 +121,8 @@ def _around(node: ast.AST, parent: ast.AST) -> Iterator[tuple[ast.AST, Replaceme
             if child is not node:
                 yield parent, child
     called = (isinstance(parent, ast.Call) and node is parent.func) or isinstance(parent, ast.Attribute)
+    if isinstance(parent, ast.JoinedStr):  # `{x}` inside an f-string stays a formatted value
+        return
     if isinstance(node, ast.expr) and not called and not (isinstance(node, ast.Constant) and node.value == 0):
         yield node, ast.Constant(0)  # not `0()` nor `0 .f`: those fail every time
 
