@@ -253,3 +253,17 @@ def test_a_read_inside_an_f_string_is_freed_as_a_formatted_value():
     code = "import os\nNAME = 'x'\nprint(f'{NAME}-{os.sep}')\n"
     changed = [apply_edits(code, [edit]) for edit in free_edits(code)]
     assert "print(f'{NAME}-{0}')\n" in "".join(changed) and all(ast.parse(c) for c in changed)
+
+
+def test_a_pass_that_raises_is_skipped_and_minimization_still_ends_on_a_verified_script(monkeypatch):
+    from issuetriage.scrub import minimize as module
+
+    def broken(code: str) -> list:
+        raise ValueError("a transform's bug")
+
+    monkeypatch.setattr(module, "_ROUND", (module._edits("free names", broken), *module._ROUND))
+    code = "".join(f"x{i} = {i}\n" for i in range(5)) + "boom()\n"
+    oracle = _CountingOracle()
+    result = module.minimize(code, oracle, workers=1)  # type: ignore[arg-type]
+    assert result is not None and result.code.strip() == "boom()"
+    assert "skipped after an internal error: free names (ValueError)" in result.stopped

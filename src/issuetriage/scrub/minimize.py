@@ -70,13 +70,19 @@ def minimize(code: str, oracle: Oracle, budget: Budget = Budget(), workers: int 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         state = _State(start, oracle, pool, budget=budget, started=started, keep_inputs=keep_inputs)
         seen, rounds = {state.code}, 0
+        crashed: dict[str, str] = {}  # pass → the exception it raised (skipped from then on)
         while True:
             rounds += 1
             before = state.code
             for step in _ROUND:
                 before_calls = oracle.calls
-                step(state)
                 name = getattr(step, "pass_name", step.__name__.strip("_"))
+                if name in crashed:
+                    continue
+                try:
+                    step(state)
+                except Exception as error:  # a transform's own bug: what was kept was verified, go on without it
+                    crashed[name] = type(error).__name__
                 state.spent[name] = state.spent.get(name, 0) + oracle.calls - before_calls
             if state.exhausted():
                 stopped = "the budget ran out"
@@ -88,6 +94,8 @@ def minimize(code: str, oracle: Oracle, budget: Budget = Budget(), workers: int 
             seen.add(state.code)
     took = time.monotonic() - started
     used = (f"{oracle.calls} of {budget.oracle_calls} oracle calls, {took:.0f} of {budget.seconds:.0f} s")
+    if crashed:
+        used += "; skipped after an internal error: " + ", ".join(f"{n} ({e})" for n, e in crashed.items())
     return MinimizeResult(state.code, astedit.count_lines(state.code), oracle.calls, rounds,
                           tuple(state.passes), tuple(state.spent.items()),
                           stopped=f"{stopped} after {rounds} round{'s' * (rounds != 1)} ({used})",
