@@ -5,7 +5,8 @@ drop unused imports and definitions, slice to
 what the failing statement needs, delete statements body by body (chunks in parallel, merged and
 re-verified), flatten control flow, inline calls, propagate copies, drop dead code (write-only
 names, overwritten assignments, unreachable statements), then simplify device, dtype,
-backend and sizes. Rounds repeat to a fixpoint (a round that changes nothing, or returns to an
+backend and sizes. When a round changes nothing, free names (take away the one read that keeps
+an import, constant or helper alive) and, if that helped, go on. Rounds repeat to a fixpoint (a round that changes nothing, or returns to an
 earlier script) or until the budget (oracle calls, seconds) is spent; never to a size target.
 """
 
@@ -74,16 +75,9 @@ def minimize(code: str, oracle: Oracle, budget: Budget = Budget(), workers: int 
         while True:
             rounds += 1
             before = state.code
-            for step in _ROUND:
-                before_calls = oracle.calls
-                name = getattr(step, "pass_name", step.__name__.strip("_"))
-                if name in crashed:
-                    continue
-                try:
-                    step(state)
-                except Exception as error:  # a transform's own bug: what was kept was verified, go on without it
-                    crashed[name] = type(error).__name__
-                state.spent[name] = state.spent.get(name, 0) + oracle.calls - before_calls
+            _run(_ROUND, state, crashed)
+            if state.code == before and not state.exhausted():
+                _run(_LAST_RESORT, state, crashed)  # only at a fixpoint of the cheaper passes
             if state.exhausted():
                 stopped = "the budget ran out"
                 break
@@ -100,6 +94,20 @@ def minimize(code: str, oracle: Oracle, budget: Budget = Budget(), workers: int 
                           tuple(state.passes), tuple(state.spent.items()),
                           stopped=f"{stopped} after {rounds} round{'s' * (rounds != 1)} ({used})",
                           seconds=round(took, 1))
+
+
+def _run(steps: tuple[Callable[[_State], None], ...], state: _State, crashed: dict[str, str]) -> None:
+    """Each pass in turn, counting its oracle calls; a pass that raises is skipped from then on."""
+    for step in steps:
+        before_calls = state.oracle.calls
+        name = getattr(step, "pass_name", step.__name__.strip("_"))
+        if name in crashed:
+            continue
+        try:
+            step(state)
+        except Exception as error:  # a transform's own bug: what was kept was verified, go on without it
+            crashed[name] = type(error).__name__
+        state.spent[name] = state.spent.get(name, 0) + state.oracle.calls - before_calls
 
 
 def _truncate(state: _State) -> None:
@@ -343,11 +351,15 @@ _ROUND: tuple[Callable[[_State], None], ...] = (
     _edits("inline wrapper modules", modules.module_edits),
     _edits("propagate copies", rewrite.copy_edits),
     _edits("drop dead code", deadcode.dead_edits),
-    _edits("free names", freeing.free_edits),
     _edits("simplify device, dtype, backend, sizes", rewrite.simplify_edits),
     _edits("unwrap calls", transforms.unwrap_edits, traced=True),
     _edits("zero sizes", rewrite.zero_edits, changes_inputs=True),
     _edits("trivial arguments at the failing call", lambda code, lines: transforms.literal_edits(code, lines[-1:]),
            traced=True, changes_inputs=True),
     _truncate, _prune,  # rewrites above can leave statements behind the failing one
+)
+# tried only when a round of the passes above changed nothing: each freed read costs a call, and
+# most are found dead by the cheaper passes first
+_LAST_RESORT: tuple[Callable[[_State], None], ...] = (
+    _edits("free names", freeing.free_edits), _prune,
 )
