@@ -91,40 +91,44 @@ def _candidates(stmt: ast.stmt, reads: Counter[str], own: set[str]) -> Iterator[
 
 
 def _freeing(stmt: ast.stmt, index: int, parents: dict[int, ast.AST]) -> Iterator[ast.stmt]:
-    """Copies of `stmt` without the read at walk position `index`, innermost change first."""
+    """Copies of `stmt` without the read at walk position `index`: of each kind of change (take
+    out the element holding it, a part of an enclosing expression, `0`, a bare `return`) only the
+    innermost, so a read costs at most four oracle calls."""
     name = list(ast.walk(stmt))[index]
     current: ast.AST = name
+    done: set[str] = set()
     for _ in range(_DEPTH):
         parent = parents.get(id(current))
         if parent is None or isinstance(parent, ast.stmt):
             if isinstance(parent, ast.Return) and parent.value is current:
                 yield _changed(stmt, current, None)
             break
-        for target, new in _around(current, parent):
-            if not (isinstance(new, ast.AST) and any(n is name for n in ast.walk(new))):
+        for kind, target, new in _around(current, parent):
+            if kind not in done and not (isinstance(new, ast.AST) and any(n is name for n in ast.walk(new))):
+                done.add(kind)
                 yield _changed(stmt, target, new)
         current = parent
 
 
-def _around(node: ast.AST, parent: ast.AST) -> Iterator[tuple[ast.AST, Replacement]]:
-    """(target, replacement) pairs: a node replaced by an expression, or the marker "remove" to
+def _around(node: ast.AST, parent: ast.AST) -> Iterator[tuple[str, ast.AST, Replacement]]:
+    """(kind, target, replacement): a node replaced by an expression, or the marker "remove" to
     take the node out of the list that holds it."""
     if isinstance(parent, (ast.Tuple, ast.List, ast.Set)) or \
             (isinstance(parent, ast.Call) and node in parent.args) or \
             (isinstance(parent, ast.comprehension) and node in parent.ifs) or \
             (isinstance(parent, ast.BoolOp) and len(parent.values) > 2):
-        yield node, "remove"
+        yield "remove", node, "remove"
     if isinstance(parent, ast.keyword) or isinstance(parent, ast.Dict):
-        yield parent if isinstance(parent, ast.keyword) else node, "remove"
+        yield "remove", parent if isinstance(parent, ast.keyword) else node, "remove"
     if isinstance(parent, ast.expr):
         for child in _parts(parent):
             if child is not node:
-                yield parent, child
+                yield "part", parent, child
     called = (isinstance(parent, ast.Call) and node is parent.func) or isinstance(parent, ast.Attribute)
     if isinstance(parent, ast.JoinedStr):  # `{x}` inside an f-string stays a formatted value
         return
     if isinstance(node, ast.expr) and not called and not (isinstance(node, ast.Constant) and node.value == 0):
-        yield node, ast.Constant(0)  # not `0()` nor `0 .f`: those fail every time
+        yield "zero", node, ast.Constant(0)  # not `0()` nor `0 .f`: those fail every time
 
 
 def _parts(node: ast.expr) -> list[ast.expr]:
