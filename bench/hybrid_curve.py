@@ -70,7 +70,7 @@ def main() -> None:
     print(f"                 llm     {f1(list(llm.values()))} ({replayed} of 60 replayed)")
     print("threshold  sent  share    P      R      F1")
     picked: dict[float, list[IssueResult]] = {}
-    for t in THRESHOLDS:
+    for t in sorted({*THRESHOLDS, args.check}):  # the checked threshold has its row too
         hybrid.threshold = t  # type: ignore[attr-defined]
         keep = {n for n, j in judged.items() if hybrid.decides_offline(j, policy)}  # type: ignore[attr-defined]
         picked[t] = [offline[n] if n in keep else llm[n] for n in offline]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 from llm_helpers import FixedJudge, offline_judgment
 
-from issuetriage.judges.llm.judge import HybridJudge, expected_f1
+from issuetriage.judges.llm.judge import HybridJudge, LivePrecision, expected_f1
 
 SURE = (("module: linear algebra", 0.9),)
 CROWDED = SURE + (("module: cuda", 0.45), ("module: magma", 0.45), ("module: cpu", 0.45))
@@ -38,7 +38,9 @@ def test_a_sure_label_among_many_unsure_candidates_is_sent_to_the_model(policy):
 def test_the_calibrated_probability_and_live_precision_decide_not_the_raw_confidence(policy):
     assert not decides(CalibratedJudge(offline_judgment(confidence=0.9, labels=SURE)), policy)
     assert not decides(FixedJudge(offline_judgment(confidence=0.9, labels=SURE)), policy,
-                       live={"module: linear algebra": 0.3})
+                       live={"module: linear algebra": LivePrecision(kept=1, applied=10)})
+    assert decides(FixedJudge(offline_judgment(confidence=0.9, labels=SURE)), policy,  # too few to trust
+                   live={"module: linear algebra": LivePrecision(kept=0, applied=4)})
 
 
 @pytest.mark.parametrize("threshold, keeps", [(0.3, True), (0.5, True), (0.6, False), (0.9, False)])

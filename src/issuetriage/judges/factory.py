@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -15,6 +15,7 @@ from issuetriage.policy import load_profile
 
 if TYPE_CHECKING:
     from issuetriage.judges.history_folder import Built
+    from issuetriage.judges.llm.judge import LivePrecision
     from issuetriage.policy import Policy
 
 
@@ -25,6 +26,8 @@ class Store(Protocol):
     def history_folder(self, repo: str) -> Path | None: ...
 
     def history_index(self) -> Any: ...
+
+    def bot_labels_kept(self, repo: str, bots: Sequence[str]) -> dict[str, tuple[int, int]]: ...
 
 JUDGES = ("auto", "heuristic", "learned", "llm", "hybrid")
 # a built history folder (`issuetriage history build`), a labelled corpus (JSONL, fitted at start),
@@ -46,14 +49,26 @@ def get_judge(name: str = "auto", model_dir: str | Path | None = None, *, profil
     `history` (see `resolve_history`; default `$ISSUETRIAGE_HISTORY` from `env`, else the folder
     `store` remembers for the repository): the repository's labelled past. The offline judge is
     then stacked with it (`judges/neighbours.py`) and the LLM gets its examples from it; with a
-    `store`, similar past issues are read from the store's live mirror.
+    `store`, similar past issues are read from the store's live mirror, and a hybrid judge
+    routes by what humans did with the bot's labels (`live_precision`).
     """
 
     policy = load_profile(profile) if isinstance(profile, str) else profile
     name = _resolve(name, model_dir, policy)
+    if name == "hybrid" and store is not None and "live_precision" not in options:
+        options = {**options, "live_precision": live_precision(store, policy or load_profile())}
     past = resolve_history(history, policy, env, store)
     return _plain(name, model_dir, policy, options) if past is None else _judge(
         name, model_dir, policy, past, options)
+
+
+def live_precision(store: Store, policy: Policy) -> dict[str, LivePrecision]:
+    """Per label, what humans did with the bot's own applications of it in `policy`'s repository
+    (`LivePrecision`): read once, when a hybrid judge is built, never per issue."""
+    from issuetriage.judges.llm.judge import LivePrecision  # lazy: the LLM package only for an LLM judge
+
+    counts = store.bot_labels_kept(policy.meta.repo, policy.meta.live.bot_accounts)
+    return {label: LivePrecision(kept, applied) for label, (kept, applied) in counts.items()}
 
 
 def _resolve(name: str, model_dir: str | Path | None, policy: Policy | None) -> str:

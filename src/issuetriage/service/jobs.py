@@ -20,7 +20,7 @@ from issuetriage.evidence.followup import reporter_replied_after, waiting_since
 from issuetriage.github.apply import GitHubApplier
 from issuetriage.github.installations import BudgetExhausted
 from issuetriage.github.retry import Clock
-from issuetriage.judges.factory import get_judge, history_stamp, resolve_history
+from issuetriage.judges.factory import get_judge, history_stamp, live_precision, resolve_history
 from issuetriage.service.events import REPLY
 from issuetriage.service.queue import LOCKED_DELAY, RETRIES, RETRY_DELAY, IssueLock, pending_key
 from issuetriage.store.fts import record_history_status
@@ -176,11 +176,13 @@ class Jobs:
     def _new_judge(self, policy: Policy, store: Store) -> tuple[Judge, str]:
         try:
             past = resolve_history(None, policy, store=store)
-            judge = get_judge(self.judge_name, self.model, profile=policy, history=past, env={})
+            judge = get_judge(self.judge_name, self.model, profile=policy, history=past, env={}, store=store)
             problem = ""
         except TriageError as exc:  # the history's (a model's or profile's fails the job as before)
             problem = " ".join(str(exc).split())
-            judge = get_judge(self.judge_name, self.model, profile=policy, env={})
+            # without the store's history, still with what humans did with the bot's labels
+            judge = get_judge(self.judge_name, self.model, profile=policy, env={},
+                              live_precision=live_precision(store, policy))
             log.warning("judging without history", extra={"repo": policy.meta.repo, "error": problem})
         record_history_status(store, policy.meta.repo, problem)
         return judge, problem

@@ -9,7 +9,7 @@ translates the few spellings that differ). Every write is one transaction: all o
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -260,6 +260,23 @@ class Store:
         """Labels currently suggest-only for `repo` (`live/demotion.py` keeps `label_status`)."""
         rows = self.db.execute("SELECT label FROM label_status WHERE repo=? AND demoted=1", (repo,))
         return frozenset(r["label"] for r in rows)
+
+    def bot_labels_kept(self, repo: str, bots: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """Per label, the bot's own labels (a `labeled` event by one of `bots`) on issues of `repo`
+        and how many of them no human removed afterwards: {label: (kept, applied)}, one count per
+        issue and label. One query over the synced label events (`live/events.py`)."""
+        if not bots:
+            return {}
+        marks = ",".join("?" * len(bots))
+        rows = self.db.execute(
+            "SELECT label, COUNT(*), SUM(removed) FROM ("
+            " SELECT b.number, b.label, MAX(CASE WHEN h.event_id IS NULL THEN 0 ELSE 1 END) AS removed"
+            " FROM label_events b LEFT JOIN label_events h ON h.repo = b.repo AND h.number = b.number"
+            f" AND h.label = b.label AND h.event = 'unlabeled' AND h.created_at >= b.created_at AND h.actor NOT IN ({marks})"
+            f" WHERE b.repo = ? AND b.event = 'labeled' AND b.label IS NOT NULL AND b.actor IN ({marks})"
+            " GROUP BY b.number, b.label) AS per_issue GROUP BY label",
+            (*bots, repo, *bots))
+        return {r[0]: (int(r[1]) - int(r[2]), int(r[1])) for r in rows}
 
     def audit(self, repo: str | None = None, number: int | None = None) -> list[dict[str, Any]]:
         """Audit rows, oldest first, with plan/effects/extra decoded."""

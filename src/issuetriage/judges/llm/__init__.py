@@ -7,13 +7,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from issuetriage.evidence.history import History
 from issuetriage.judges.base import Judge
 from issuetriage.judges.llm.cache import AnswerCache, Recorder
 from issuetriage.judges.llm.config import LLMConfig, default_cache_dir, load_config
-from issuetriage.judges.llm.judge import HybridJudge, LLMJudge
+from issuetriage.judges.llm.judge import HybridJudge, LivePrecision, LLMJudge
 from issuetriage.judges.llm.prompt import DEFAULT_STYLE, PROMPT_VERSION
 from issuetriage.judges.llm.providers import make_provider
 from issuetriage.policy import Policy
@@ -22,10 +23,12 @@ __all__ = ["PROMPT_VERSION", "LLMConfig", "load_config", "make_judge"]
 
 
 def make_judge(config: LLMConfig, policy: Policy, offline: Judge, *, mode: Literal["llm", "hybrid"] = "llm",
-               cache: bool = True, history: History | None = None, style: str = DEFAULT_STYLE) -> Judge:
+               cache: bool = True, history: History | None = None, style: str = DEFAULT_STYLE,
+               live_precision: Mapping[str, LivePrecision] | None = None) -> Judge:
     """The LLM judge (every issue asked) or the hybrid judge (only unsure ones) for `policy`'s
     repository. `offline` (built by `judges.factory` for the same profile object) supplies the
-    candidates, the fallback and the hybrid's routing; nothing here loads a profile."""
+    candidates, the fallback and the hybrid's routing; nothing here loads a profile.
+    `live_precision`: what humans did with the bot's labels, for the hybrid's routing."""
 
     repo = policy.meta.repo
     if history is None and config.history is not None:
@@ -37,4 +40,4 @@ def make_judge(config: LLMConfig, policy: Policy, offline: Judge, *, mode: Liter
     provider = make_provider(config, repo)
     recorder = Recorder.shared(config.record, provider.model, repo, policy.name) if config.record and not replaying else None
     llm = LLMJudge(provider, config.cost, store, offline, history, style, recorder=recorder)
-    return HybridJudge(offline, llm, config.hybrid_threshold) if mode == "hybrid" else llm
+    return HybridJudge(offline, llm, config.hybrid_threshold, live_precision) if mode == "hybrid" else llm

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from issuetriage.evidence.history import History
@@ -26,6 +27,25 @@ from issuetriage.policy import Policy
 
 INVALID_ANSWER = "llm_invalid_answer"
 Pricer = Callable[[int, int], float]
+TRUSTED_AFTER = 5  # of the bot's own labels humans saw before their live precision counts
+PRIOR_WEIGHT = 5.0  # the calibrated probability counts as this many observations beside them
+
+
+@dataclass(frozen=True)
+class LivePrecision:
+    """What humans did with the bot's own applications of one label: `kept` of `applied`
+    (`Store.bot_labels_kept`)."""
+
+    kept: int
+    applied: int
+
+    def shrunk(self, probability: float) -> float:
+        """The label's probability given the corrections: below `TRUSTED_AFTER` observations the
+        calibrated `probability` alone; from there the observed precision shrunk toward it, with
+        the calibrated value weighing `PRIOR_WEIGHT` observations."""
+        if self.applied < TRUSTED_AFTER:
+            return probability
+        return (self.kept + PRIOR_WEIGHT * probability) / (self.applied + PRIOR_WEIGHT)
 
 
 @runtime_checkable
@@ -37,10 +57,11 @@ class Calibrated(Protocol):
 
 
 def expected_f1(judgment: Judgment, policy: Policy, probability: Callable[[float], float],
-                live_precision: Mapping[str, float] | None = None) -> float:
+                live_precision: Mapping[str, LivePrecision] | None = None) -> float:
     """The label F1 the offline answer is expected to reach, from calibrated per-label
     probabilities: 2·Σ p over the labels it adds / (labels it adds + Σ p over every candidate).
-    A label's live precision (from corrections) caps its probability when lower."""
+    A label's live precision (from corrections, `LivePrecision.shrunk`) caps the probability of
+    the labels it adds when lower."""
     gate = policy.meta.thresholds.label
     live = live_precision or {}
     chosen = total = 0.0
@@ -50,7 +71,8 @@ def expected_f1(judgment: Judgment, policy: Policy, probability: Callable[[float
             continue
         p = probability(score.confidence)
         if score.confidence >= gate:
-            p = min(p, live.get(score.name, 1.0))
+            seen = live.get(score.name)
+            p = min(p, seen.shrunk(p)) if seen is not None else p
             chosen, added = chosen + p, added + 1
         total += p
     return 2 * chosen / (added + total) if added + total > 0 else 1.0
@@ -58,7 +80,7 @@ def expected_f1(judgment: Judgment, policy: Policy, probability: Callable[[float
 
 def offline_confident(judgment: Judgment, threshold: float, policy: Policy,
                       probability: Callable[[float], float] | None = None,
-                      live_precision: Mapping[str, float] | None = None) -> bool:
+                      live_precision: Mapping[str, LivePrecision] | None = None) -> bool:
     """The offline judge decides alone when it is sure of the kind (other kinds than bugs and
     feature requests: at `threshold`) and, for bugs and feature requests, transfers or adds at
     least one label and its expected label F1 reaches `threshold`. The threshold is the hybrid's
@@ -227,7 +249,7 @@ class HybridJudge:
     name = "hybrid"
 
     def __init__(self, offline: Judge, llm: LLMJudge, threshold: float,
-                 live_precision: Mapping[str, float] | None = None) -> None:
+                 live_precision: Mapping[str, LivePrecision] | None = None) -> None:
         self.offline, self.llm, self.threshold = offline, llm, threshold
         self.live_precision = dict(live_precision or {})
 
