@@ -6,12 +6,14 @@ from __future__ import annotations
 from llm_helpers import answer, offline_judgment
 
 from builders import svd_issue
+from issuetriage.engine.tree import propose
 from issuetriage.evidence.history import Precedent
 from issuetriage.evidence.signals import extract_signals
 from issuetriage.judges.base import Kind, LabelScore
 from issuetriage.judges.llm.judge import shield_bystanders
 from issuetriage.judges.llm.prompt import build_prompt
 from issuetriage.judges.llm.schema import parse_answer
+from issuetriage.models import Decision
 
 
 def catalog_prompt(policy, issue=None, precedents=()):
@@ -76,3 +78,26 @@ def test_the_shield_keeps_only_queues_both_judges_name_and_adds_none_the_model_l
     assert shielded.kind is Kind.BUG  # the offline kind, as before
     assert shielded.score("oncall: profiler") == 0.0  # never a queue the model left out
     assert shielded.score("oncall: pt2") == 0.9 and shielded.score("module: embedding") == 0.65
+
+
+def test_the_shield_never_imposes_a_stop_on_a_report_the_model_read_as_a_bug_or_feature(policy):
+    # #156204 and #18311 of the 60-issue sample: the model read a feature request, the offline
+    # judge (reporter's text only) an uncertain question; the shield's offline kind made the tree
+    # ask the reporter for details and drop the model's right labels
+    issue = svd_issue(comments=(("someone", "Same here"),))
+    for offline_kind in (Kind.QUESTION, Kind.UNCLEAR, Kind.EXPECTED_BEHAVIOR):
+        offline = offline_judgment(kind=offline_kind, confidence=0.6, labels=(("oncall: pt2", 0.3),))
+        model = offline.model_copy(update={"kind": Kind.FEATURE, "kind_confidence": 0.75, "labels": (
+            LabelScore(name="oncall: distributed", confidence=0.85),
+            LabelScore(name="module: linear algebra", confidence=0.85))})
+        shielded = shield_bystanders(model, offline, issue, policy)
+        assert (shielded.kind, shielded.kind_confidence) == (Kind.FEATURE, 0.75), offline_kind
+        # routing is still the offline judge's to allow: a queue only the model named goes
+        assert shielded.score("oncall: distributed") == 0.0 and shielded.score("module: linear algebra") == 0.85
+        plan = propose(issue, extract_signals(issue), shielded, policy)
+        assert plan.decision is Decision.LABEL and "module: linear algebra" in plan.labels_added, offline_kind
+    # between the two kinds the bot labels, the offline reading still wins (a type label is at stake)
+    offline = offline_judgment(kind=Kind.BUG, confidence=0.55)
+    model = offline.model_copy(update={"kind": Kind.FEATURE, "kind_confidence": 0.9,
+                                       "labels": (LabelScore(name="oncall: distributed", confidence=0.9),)})
+    assert shield_bystanders(model, offline, issue, policy).kind is Kind.BUG

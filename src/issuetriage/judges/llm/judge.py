@@ -109,29 +109,48 @@ def corroborate_close(judgment: Judgment, offline: Judgment | None, policy: Poli
                                        "reasoning": judgment.reasoning + note})
 
 
+# The kinds after which the tree labels the issue and acts on nothing else: no close, no comment.
+LABELLED_KINDS = frozenset({Kind.BUG, Kind.FEATURE})
+
+
+def model_kind_stands(judgment: Judgment, offline: Judgment) -> bool:
+    """Under the shield, the model's kind stands when the offline judge read the same, or when
+    the model read a bug or feature request where the offline judge read a kind the tree stops
+    at (a question, expected behaviour, or unclear: close or ask the reporter): others' text can
+    then only keep the issue open and labelled, which the model's labels already decide, never
+    make the bot close, comment or ask. Between bug and feature the offline reading stands."""
+    return judgment.kind == offline.kind or (judgment.kind in LABELLED_KINDS
+                                             and offline.kind not in LABELLED_KINDS)
+
+
 def shield_bystanders(judgment: Judgment, offline: Judgment | None, issue: Issue,
                       policy: Policy, past_issues: bool = False) -> Judgment:
     """Text by others than the reporter cannot change kind or routing on its own: when the
     request showed bystander comments or `past_issues` (the repository's history, written by
     anyone), the model's kind, missing repro, transfer and oncall queue must match the offline
     judge's (which reads only the reporter's text, and of past issues only their maintainers'
-    labels), or the offline judge's kind, missing repro and transfer are kept, and only the
-    queues both name (the offline judge at its routing gate) stay: the shield never adds a queue
-    the model did not name, nor keeps one only the model named."""
+    labels), or the offline judge's kind (unless `model_kind_stands`), missing repro and
+    transfer are kept, and only the queues both name (the offline judge at its routing gate)
+    stay: the shield never adds a queue the model did not name, nor keeps one only the model
+    named, nor makes the tree stop (close, ask) where the model read a bug or feature request."""
     if offline is None or not (past_issues or bystander_comments(issue)):
         return judgment
     model_queues = {s.name for s in judgment.labels if policy.is_oncall(s.name)}
     offline_queues = {s.name for s in offline.labels if policy.is_oncall(s.name)}
-    same = (judgment.kind == offline.kind and judgment.missing_repro == offline.missing_repro
+    own_kind = model_kind_stands(judgment, offline)
+    same = (own_kind and judgment.missing_repro == offline.missing_repro
             and judgment.transfer_repo == offline.transfer_repo and model_queues <= offline_queues)
     if same:
         return judgment
     route = policy.meta.thresholds.route
     kept = tuple(s for s in judgment.labels if not policy.is_oncall(s.name) or offline.score(s.name) >= route)
-    note = (f" {'Past issues' if past_issues else 'Bystander comments'} present: kind and routing "
-            "kept from the offline judge, which reads only the reporter's text.")
+    kind = ({} if own_kind and judgment.kind != offline.kind else
+            {"kind": offline.kind, "kind_confidence": min(judgment.kind_confidence, offline.kind_confidence)})
+    note = (f" {'Past issues' if past_issues else 'Bystander comments'} present: "
+            f"{'kind and routing' if kind else 'routing'} kept from the offline judge, which reads only "
+            "the reporter's text.")
     return judgment.model_copy(update={
-        "kind": offline.kind, "kind_confidence": min(judgment.kind_confidence, offline.kind_confidence),
+        **kind,
         "missing_repro": offline.missing_repro, "transfer_repo": offline.transfer_repo,
         "transfer_confidence": offline.transfer_confidence, "labels": kept,
         "reasoning": judgment.reasoning + note})
