@@ -53,6 +53,7 @@ def main() -> int:
         "probed": len(bis.outcomes) if bis else 0, "versions": len(interps),
         "minimized": mini.code if mini else None, "lines": mini.lines if mini else None,
         "oracle_calls": mini.oracle_calls if mini else 0, "minimize_seconds": round(sum(spent), 1),
+        "calls_by_pass": dict(mini.calls_by_pass) if mini else {}, "passes": list(mini.passes) if mini else [],
         "scrub_seconds": round(took, 1), "note": report.minimize_note,
         "verified": asdict(verified) if is_dataclass(verified) else None,  # type: ignore[arg-type]
         "minimized_on": report.minimized_on}))
