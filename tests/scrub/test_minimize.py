@@ -267,3 +267,31 @@ def test_a_pass_that_raises_is_skipped_and_minimization_still_ends_on_a_verified
     result = module.minimize(code, oracle, workers=1)  # type: ignore[arg-type]
     assert result is not None and result.code.strip() == "boom()"
     assert "skipped after an internal error: free names (ValueError)" in result.stopped
+
+
+class _TwoStageOracle:
+    """`screen` is the cheap first half (fails as reported); calling it is the whole verdict."""
+
+    def __init__(self) -> None:
+        self.calls, self.whole = 0, []
+
+    def screen(self, code: str) -> bool:
+        self.calls += 1
+        return "boom()" in code
+
+    def __call__(self, code: str) -> bool:
+        self.whole.append(code)
+        return self.screen(code)
+
+    def failure_of(self, code: str) -> None:
+        return None
+
+
+def test_candidates_are_screened_and_only_the_scripts_kept_get_the_whole_verdict():
+    code = "".join(f"x{i} = {i}\nprint(x{i})\n" for i in range(12)) + "boom()\n"
+    oracle = _TwoStageOracle()
+    result = minimize(code, oracle, workers=1)  # type: ignore[arg-type]
+    assert result is not None and result.code.strip() == "boom()"
+    # the original and each script kept; never a candidate that was not kept
+    assert len(oracle.whole) <= len(result.passes) + 1 < oracle.calls
+    assert all("boom()" in c for c in oracle.whole)

@@ -12,6 +12,7 @@ from scrub_helpers import block, make_issue
 
 from issuetriage.scrub.expected import expected_from_text, parse_failure
 from issuetriage.scrub.flow import Options, scrub
+from issuetriage.scrub.minimize import minimize
 from issuetriage.scrub.model import Expected, Interpreter, Outcome, RunResult
 from issuetriage.scrub.outcome import Oracle, classify
 from issuetriage.scrub.report import to_json, to_markdown
@@ -121,6 +122,31 @@ def test_with_a_known_fix_a_candidate_must_pass_on_the_fixing_release(tmp_path):
                    True, control=lambda code: run_script(code, new, isolation=None))
     assert judge("from numlib import parse\nparse('0E2')\n") is True
     assert judge("from numlib import parse\nparse([])\n") is False  # fails on 2.0 too, differently
+
+
+def test_with_deferred_control_runs_every_kept_script_still_passes_on_the_fix(tmp_path):
+    old, new = (library(tmp_path, "numlib", v, src) for v, src in NUMLIB.items())
+    expected = Expected("ValueError", "invalid number")
+    failing, controls = set(), []
+
+    def affected(code: str) -> RunResult:
+        result = run_script(code, old, isolation=None)
+        if classify(result, expected) is Outcome.SAME_ERROR:
+            failing.add(code)
+        return result
+
+    def control(code: str) -> RunResult:
+        controls.append(code)
+        return run_script(code, new, isolation=None)
+
+    judge = Oracle(affected, expected, True, control=control)
+    repro = ("from numlib import parse\n\ndef load(rows, seen):\n"
+             + "".join(f"    seen.append(parse('{i}.5'))\n" for i in range(12))
+             + "    return [parse(r) for r in rows]\n\nload(['1.5', '0E2'], [])\n")
+    result = minimize(repro, judge, workers=2)
+    assert result is not None and "'0E2'" in result.code and "seen" not in result.code
+    assert classify(run_script(result.code, new, isolation=None), expected) is Outcome.PASSES
+    assert result.code in controls and len(controls) == len(set(controls)) <= len(failing)
 
 
 def test_a_bisected_bug_is_minimized_to_a_script_that_passes_on_the_fix(tmp_path):

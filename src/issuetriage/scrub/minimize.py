@@ -46,13 +46,25 @@ class _State:
         """The oracle's verdict; once the budget is spent every candidate counts as failing."""
         return not self.exhausted() and self.oracle(candidate)
 
-    def test_all(self, candidates: list[str]) -> list[bool]:
-        return list(self.pool.map(self.check, candidates))
+    def screen(self, candidate: str) -> bool:
+        """Whether the candidate fails as reported (the oracle's first half; an oracle without
+        one screens with its whole verdict); the budget applies as to `check`."""
+        first = getattr(self.oracle, "screen", self.oracle)
+        return not self.exhausted() and first(candidate)
 
-    def accept(self, code: str, why: str) -> None:
-        if code != self.code:
-            self.code = code
-            self.passes.append(why)
+    def test_all(self, candidates: list[str]) -> list[bool]:
+        """Screen candidates in parallel: a True here still needs `accept` (the whole verdict)."""
+        return list(self.pool.map(self.screen, candidates))
+
+    def accept(self, code: str, why: str) -> bool:
+        """Keep `code` if the oracle's whole verdict holds (the only way the script changes)."""
+        if code == self.code:
+            return True
+        if not self.check(code):
+            return False
+        self.code = code
+        self.passes.append(why)
+        return True
 
 
 def minimize(code: str, oracle: Oracle, budget: Budget = Budget(), workers: int = 3,
@@ -123,14 +135,12 @@ def _truncate(state: _State) -> None:
     candidate = _cut(state.code, cuts)
     if candidate == state.code:
         return
-    if state.check(candidate):
-        state.accept(candidate, "truncate after failure")
+    if state.accept(candidate, "truncate after failure"):
         return
     singles = [_cut(state.code, {k: j}) for k, j in sorted(cuts.items(), reverse=True)]
     singles = [c for c in singles if c != state.code]
     for single, ok in zip(singles, state.test_all(singles)):
-        if ok:
-            state.accept(single, "truncate after failure")
+        if ok and state.accept(single, "truncate after failure"):
             return
 
 
@@ -154,8 +164,7 @@ def _hoist(state: _State) -> None:
     candidates = sorted((c for c in candidates if astedit.count_lines(c) < astedit.count_lines(state.code)),
                         key=len)  # the shortest that holds: a bare call reads better than `self.x = call()`
     for candidate, ok in zip(candidates, state.test_all(candidates)):
-        if ok:
-            state.accept(candidate, "hoist the failing call")
+        if ok and state.accept(candidate, "hoist the failing call"):
             return
 
 
@@ -169,7 +178,7 @@ def _cut(code: str, cuts: dict[int, int]) -> str:
 
 def _prune(state: _State) -> None:
     candidate = astedit.prune(state.code)
-    if candidate != state.code and state.check(candidate):
+    if candidate != state.code:
         state.accept(candidate, "drop unused imports and definitions")
 
 
@@ -185,9 +194,7 @@ def _slice(state: _State) -> None:
     keep = astedit.backward_slice(tree, top) | set(range(top + 1, len(tree.body)))
     drop = set(range(len(tree.body))) - keep
     if drop:
-        candidate = astedit.delete(state.code, 0, drop)
-        if state.check(candidate):
-            state.accept(candidate, "slice to what the failing statement needs")
+        state.accept(astedit.delete(state.code, 0, drop), "slice to what the failing statement needs")
 
 
 def _delete(state: _State) -> None:
@@ -214,13 +221,10 @@ def _reduce_body(state: _State, k: int) -> None:
         chunks = [c for c in chunks if c]
         results = state.test_all([astedit.delete(state.code, k, set(c)) for c in chunks])
         good = [set(c) for c, ok in zip(chunks, results) if ok]
-        if good:
-            gone = set().union(*good)
-            merged = astedit.delete(state.code, k, gone)
-            if len(good) > 1 and not state.check(merged):
-                gone = good[0]
-                merged = astedit.delete(state.code, k, gone)
-            state.accept(merged, "delete statements")
+        # all the chunks that screened well at once, else the first one the whole verdict keeps
+        gone = next((g for g in ([set().union(*good)] if len(good) > 1 else []) + good
+                     if state.accept(astedit.delete(state.code, k, g), "delete statements")), None)
+        if gone is not None:
             cand = [j - sum(1 for g in gone if g < j) for j in cand if j not in gone]
             chunks_n = max(1, min(chunks_n, len(cand)))
             continue
@@ -325,20 +329,21 @@ def _edits(name: str, make: Callable[..., list[Edit]], traced: bool = False,
             results = state.test_all([apply_edits(state.code, [e]) for e in edits])
             good = _one_per_group([e for e, ok in zip(edits, results) if ok])
             state.failed.update(e.label for e, ok in zip(edits, results) if not ok)
-            if not good:
+            # all that screened well at once, else one at a time until the whole verdict keeps one
+            for applied in ([good] if len(good) > 1 else []) + [[e] for e in good]:
+                try:
+                    merged = apply_edits(state.code, applied)
+                except (AttributeError, IndexError, TypeError):  # two edits reached the same statement
+                    continue
+                if merged == state.code:
+                    return
+                detail = "; ".join(e.label for e in applied) if name.startswith("simplify") else name
+                if state.accept(merged, detail):
+                    break
+                if len(applied) == 1:
+                    state.failed.add(applied[0].label)
+            else:
                 return
-            try:
-                merged = apply_edits(state.code, good)
-            except (AttributeError, IndexError, TypeError):  # two edits reached the same statement
-                good = good[:1]
-                merged = apply_edits(state.code, good)
-            if len(good) > 1 and not state.check(merged):
-                merged = apply_edits(state.code, good[:1])
-            if merged == state.code:
-                return
-            applied = good if merged == apply_edits(state.code, good) else good[:1]
-            detail = "; ".join(e.label for e in applied) if name.startswith("simplify") else name
-            state.accept(merged, detail)
     run.pass_name = name  # type: ignore[attr-defined]
     return run
 

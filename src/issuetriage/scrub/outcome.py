@@ -144,6 +144,7 @@ class Oracle:
     calls: int = 0
     _cache: dict[str, bool] = field(default_factory=dict)
     _failures: dict[str, Failure | None] = field(default_factory=dict)
+    _screened: dict[str, bool] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, code: str) -> bool:
@@ -155,7 +156,19 @@ class Oracle:
             self._cache[code] = verdict
         return verdict
 
-    def _judge(self, code: str) -> bool:
+    def screen(self, code: str) -> bool:
+        """The first half of the verdict: `code` fails as reported on the affected release. The
+        minimizer screens candidates in parallel with it and calls the oracle only on the one it
+        keeps, so the control (or stand-in) run is paid once per kept script, not per candidate."""
+        with self._lock:
+            if code in self._screened:
+                return self._screened[code]
+        verdict = self._screen(code)
+        with self._lock:
+            self._screened[code] = verdict
+        return verdict
+
+    def _screen(self, code: str) -> bool:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -165,10 +178,12 @@ class Oracle:
         if self.control is None and self.stand_in is not None and not self._may_test_package(code):
             return False
         fails, failure = self._fails_as_reported(code)
-        if not fails or not self._checked(code):
-            return False
-        self._failures[code] = failure
-        return True
+        if fails:
+            self._failures[code] = failure
+        return fails
+
+    def _judge(self, code: str) -> bool:
+        return self.screen(code) and self._checked(code)
 
     def _may_test_package(self, code: str) -> bool:
         """Without a fixing release, before any run: the script imports the package, and for a
