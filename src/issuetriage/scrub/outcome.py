@@ -148,24 +148,22 @@ class Oracle:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, code: str) -> bool:
-        with self._lock:
-            if code in self._cache:
-                return self._cache[code]
-        verdict = self._judge(code)
-        with self._lock:
-            self._cache[code] = verdict
-        return verdict
+        return self._once(self._cache, code, self._judge)
 
     def screen(self, code: str) -> bool:
         """The first half of the verdict: `code` fails as reported on the affected release. The
         minimizer screens candidates in parallel with it and calls the oracle only on the one it
         keeps, so the control (or stand-in) run is paid once per kept script, not per candidate."""
+        return self._once(self._screened, code, self._screen)
+
+    def _once(self, cache: dict[str, bool], code: str, judge: Callable[[str], bool]) -> bool:
+        """`judge(code)`, remembered in `cache` (a script is judged once per oracle)."""
         with self._lock:
-            if code in self._screened:
-                return self._screened[code]
-        verdict = self._screen(code)
+            if code in cache:
+                return cache[code]
+        verdict = judge(code)
         with self._lock:
-            self._screened[code] = verdict
+            cache[code] = verdict
         return verdict
 
     def _screen(self, code: str) -> bool:
