@@ -6,6 +6,7 @@ Each library here is a module written into tmp_path, one folder per version, put
 
 import json
 import sys
+import threading
 from pathlib import Path
 
 from scrub_helpers import block, make_issue
@@ -147,6 +148,35 @@ def test_with_deferred_control_runs_every_kept_script_still_passes_on_the_fix(tm
     assert result is not None and "'0E2'" in result.code and "seen" not in result.code
     assert classify(run_script(result.code, new, isolation=None), expected) is Outcome.PASSES
     assert result.code in controls and len(controls) == len(set(controls)) <= len(failing)
+
+
+FAILS = RunResult(1, None, 0.0, "", 'Traceback (most recent call last):\n  File "/work/repro.py", line 1, in <module>\n'
+                                  "ValueError: invalid number '0E2'\n")
+PASSES = RunResult(0, None, 0.0, "", "")
+
+
+def test_a_fresh_candidate_runs_on_both_releases_at_once():
+    # each run waits for the other: judged one after the other, the barrier breaks
+    both = threading.Barrier(2, timeout=30)
+
+    def meet(result: RunResult) -> RunResult:
+        both.wait()
+        return result
+
+    judge = Oracle(lambda code: meet(FAILS), Expected("ValueError", "invalid number"), False,
+                   control=lambda code: meet(PASSES))
+    assert judge("parse('0E2')\n") is True and judge.calls == 2
+
+
+def test_a_screened_candidate_pays_only_its_control_run_and_a_failed_screen_is_never_kept():
+    affected, control = [], []
+    judge = Oracle(lambda code: affected.append(code) or (FAILS if "0E2" in code else PASSES),
+                   Expected("ValueError", "invalid number"), False,
+                   control=lambda code: control.append(code) or PASSES)
+    assert judge.screen("parse('0E2')\n") is True and judge("parse('0E2')\n") is True
+    assert affected == ["parse('0E2')\n"] and control == ["parse('0E2')\n"]
+    assert judge("parse('1.5')\n") is False  # passes on the fix, but never failed as reported
+    assert judge("parse(\n") is False and "parse(\n" not in affected + control  # no run for what cannot compile
 
 
 def test_a_bisected_bug_is_minimized_to_a_script_that_passes_on_the_fix(tmp_path):

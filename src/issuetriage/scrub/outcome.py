@@ -115,6 +115,16 @@ def pin_assertion(code: str, message: str) -> str:
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
+def _compiles(code: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(code, SCRIPT, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 @dataclass
 class Oracle:
     """Strict "is this still the same bug?" test, counting every real run.
@@ -145,6 +155,7 @@ class Oracle:
     _cache: dict[str, bool] = field(default_factory=dict)
     _failures: dict[str, Failure | None] = field(default_factory=dict)
     _screened: dict[str, bool] = field(default_factory=dict)
+    _halves: dict[str, bool] = field(default_factory=dict)  # second halves run beside the screen
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, code: str) -> bool:
@@ -167,13 +178,7 @@ class Oracle:
         return verdict
 
     def _screen(self, code: str) -> bool:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                compile(code, SCRIPT, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError):
-            return False
-        if self.control is None and self.stand_in is not None and not self._may_test_package(code):
+        if not self._runnable(code):
             return False
         fails, failure = self._fails_as_reported(code)
         if fails:
@@ -181,7 +186,25 @@ class Oracle:
         return fails
 
     def _judge(self, code: str) -> bool:
-        return self.screen(code) and self._checked(code)
+        """Both halves; when neither is known yet they run at the same time (the second run is
+        wasted when the first half fails, but the verdict takes one run's time, not two)."""
+        if code in self._screened or (self.control is None and self.stand_in is None) or not self._runnable(code):
+            return self.screen(code) and self._checked(code)
+        second = threading.Thread(target=self._second_half, args=(code,))
+        second.start()
+        first = self.screen(code)
+        second.join()
+        return first and self._halves[code]
+
+    def _second_half(self, code: str) -> None:
+        verdict = self._checked(code)
+        with self._lock:
+            self._halves[code] = verdict
+
+    def _runnable(self, code: str) -> bool:
+        """Worth a run at all: it compiles and, without a fix, may still test the package."""
+        return _compiles(code) and not (self.control is None and self.stand_in is not None
+                                        and not self._may_test_package(code))
 
     def _may_test_package(self, code: str) -> bool:
         """Without a fixing release, before any run: the script imports the package, and for a
