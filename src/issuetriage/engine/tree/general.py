@@ -8,7 +8,6 @@ from issuetriage.models import Decision
 from issuetriage.policy import Policy
 
 MAX_MODULES = 3
-_TYPE_CONFIDENCE = 0.8
 
 
 def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
@@ -48,10 +47,12 @@ def _area_word(policy: Policy) -> str:
 
 
 def _type_label(ctx: Context) -> str | None:
-    """At most one of the profile's type labels, for feature requests only."""
-    if ctx.judgment.kind is not Kind.FEATURE or ctx.judgment.kind_confidence < _TYPE_CONFIDENCE:
+    """At most one of the profile's type labels, for feature requests only (the kind at least
+    the profile's `thresholds.type_kind`, the label at least `thresholds.label`)."""
+    thresholds = ctx.policy.meta.thresholds
+    if ctx.judgment.kind is not Kind.FEATURE or ctx.judgment.kind_confidence < thresholds.type_kind:
         return None
-    threshold = ctx.policy.meta.thresholds.label
+    threshold = thresholds.label
     sure = {name: ctx.judgment.score(name) for name in ctx.policy.meta.type_labels
             if ctx.judgment.score(name) >= threshold}
     # a more specific type label (redundancy.toml) wins over the generic one it refines
