@@ -135,3 +135,44 @@ def test_a_judge_may_choose_only_templates_for_a_new_issue(policy):
     assert not chosen & {stale.remind_template, stale.close_template}
     assert not any(policy.templates[name].variables for name in chosen)
     assert "request_more_info" in chosen and "redirect_to_forum" in chosen
+
+
+def _set_type_kind(profile: Path, value: str) -> None:
+    """Write `thresholds.type_kind = value` (TOML text) into a copy of the shipped profile."""
+    import re
+
+    meta = profile / "profile.toml"
+    text, found = re.subn(r"(?m)^type_kind = .*$", f"type_kind = {value}", meta.read_text())
+    assert found == 1, "the shipped profile names its type label gate"
+    meta.write_text(text)
+
+
+def test_the_profile_sets_how_sure_of_a_feature_request_a_type_label_needs(policy, profile_copy):
+    """`thresholds.type_kind` is data: 0.8 ships (a feature request judged at 0.7 gets no type
+    label), and a profile that lowers it gets one on the same judgment."""
+    from builders import make_issue, make_judgment
+    from issuetriage.engine.tree import propose
+    from issuetriage.evidence.signals import extract_signals
+    from issuetriage.judges.base import Kind
+
+    issue = make_issue(title="Add an option to frobnicate", body="It would be nice to have this.")
+    judgment = make_judgment(Kind.FEATURE, 0.7, {"module: nn": 0.9, "feature": 0.7})
+    assert policy.meta.thresholds.type_kind == 0.8
+    assert "feature" not in propose(issue, extract_signals(issue), judgment, policy).labels_added
+    _set_type_kind(profile_copy, "0.6")
+    lower = load_profile_dir(profile_copy)
+    assert lower.meta.thresholds.type_kind == 0.6
+    assert "feature" in propose(issue, extract_signals(issue), judgment, lower).labels_added
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("1.5", "less than or equal to 1"), ("-0.1", "greater than or equal to 0"),
+    ('"0.8"', "valid number"), ("true", "valid number"), ("nan", "less than or equal to 1"),
+])
+def test_a_bad_type_label_gate_is_a_one_line_profile_error(profile_copy, value, expected):
+    _set_type_kind(profile_copy, value)
+    with pytest.raises(ConfigError) as exc:
+        load_profile_dir(profile_copy)
+    message = str(exc.value)
+    assert "profile.toml: thresholds.type_kind" in message and expected in message
+    assert "\n" not in message

@@ -161,6 +161,19 @@ def test_step2_5_the_label_that_made_a_pt2_issue_is_applied(policy):
     assert "implied by" not in step.reason
 
 
+def test_step2_5_a_confident_feature_request_gets_its_type_label_on_the_pt2_queue(policy):
+    """The skill's redirect-and-stop has PT2 as its exception, and its type labels go on "when
+    confident": the same gates as the general queue (kind >= thresholds.type_kind, label >= label)."""
+    labels = {"oncall: pt2": 0.9, "module: dynamo": 0.8, "feature": 0.7}
+    plan = plan_for(policy, judgment=make_judgment(Kind.FEATURE, 0.8, labels))
+    assert {"oncall: pt2", "module: dynamo", "feature"} <= set(plan.labels_added)
+    assert plan.decision is Decision.LABEL
+    unsure = plan_for(policy, judgment=make_judgment(Kind.FEATURE, 0.7, labels))
+    bug = plan_for(policy, judgment=make_judgment(Kind.BUG, 0.9, labels))
+    for other in (unsure, bug):
+        assert "oncall: pt2" in other.labels_added and "feature" not in other.labels_added
+
+
 def test_step2_5_aot_eager_failing_too_means_dispatcher_not_inductor(policy):
     issue = make_issue(title="torch.compile problem", body="It also fails with backend aot_eager, same error.")
     plan = plan_for(policy, issue, make_judgment(labels={"oncall: pt2": 0.9, "module: inductor": 0.9}))

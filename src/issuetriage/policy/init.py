@@ -320,7 +320,7 @@ def profile_files(repo: str, labels: Sequence[LabelIn], name: str, project: str,
         "process_labels": sorted(set(bot.values()) | set(human)),
         "bot_labels": bot,
         "release": {"latest_minor": "unknown"},
-        "thresholds": {"label": 0.5, "question_close": 0.8, "route": 0.5},
+        "thresholds": {"label": 0.5, "question_close": 0.8, "route": 0.5, "type_kind": 0.8},
         **({"live": {"shadow": True}} if shadow else {}),
     }
     forbidden = {"prefixes": fam["human"], "contains": [], "exact": human}

@@ -248,6 +248,9 @@ class Thresholds(_Strict):
     label: float = Field(0.5, ge=0, le=1)
     question_close: float = Field(0.8, ge=0, le=1)
     route: float = Field(0.5, ge=0, le=1)
+    # The judge's confidence that an issue is a feature request before one of `type_labels` is
+    # added (the label itself still needs `label`). A TOML number only: "0.8" or true is refused.
+    type_kind: float = Field(0.8, ge=0, le=1, strict=True)
 
 
 class Live(_Strict):

@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from issuetriage.evidence.signals import Signals
-from issuetriage.judges.base import Judgment, LabelScore
+from issuetriage.judges.base import Judgment, Kind, LabelScore
 from issuetriage.models import Decision, Issue
 from issuetriage.policy import Policy
 
@@ -88,6 +88,22 @@ def routed_by_implication(ctx: Context, queues: Collection[str]) -> tuple[str, L
         if queue is not None:
             return queue, score
     return None
+
+
+def type_label(ctx: Context) -> str | None:
+    """At most one of the profile's type labels, for feature requests only (the kind at least
+    the profile's `thresholds.type_kind`, the label at least `thresholds.label`); the general
+    queue (step 4) and the PT2 queue (step 2.5) add it, a redirect never does."""
+    thresholds = ctx.policy.meta.thresholds
+    if ctx.judgment.kind is not Kind.FEATURE or ctx.judgment.kind_confidence < thresholds.type_kind:
+        return None
+    threshold = thresholds.label
+    sure = {name: ctx.judgment.score(name) for name in ctx.policy.meta.type_labels
+            if ctx.judgment.score(name) >= threshold}
+    # a more specific type label (redundancy.toml) wins over the generic one it refines
+    generic = {p.generic for p in ctx.policy.redundancy.pair if p.specific in sure}
+    scored = [(score, name) for name, score in sure.items() if name not in generic]
+    return max(scored)[1] if scored else None
 
 
 Step = Callable[[Context, Draft], "Outcome | None"]

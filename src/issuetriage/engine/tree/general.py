@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from issuetriage.engine.tree.base import Context, Draft, Outcome
-from issuetriage.judges.base import Kind
+from issuetriage.engine.tree.base import Context, Draft, Outcome, type_label
 from issuetriage.models import Decision
 from issuetriage.policy import Policy
 
 MAX_MODULES = 3
-_TYPE_CONFIDENCE = 0.8
 
 
 def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
@@ -29,9 +27,9 @@ def general_queue(ctx: Context, draft: Draft) -> Outcome | None:
     others = [s.name for s in confident if not policy.is_area(s.name)]
     labels = modules + others
     labels += [label for label in policy.implied(labels) if not policy.is_oncall(label)]
-    type_label = _type_label(ctx)
-    if type_label:
-        labels.append(type_label)
+    kind = type_label(ctx)
+    if kind:
+        labels.append(kind)
     if not any(policy.is_area(label) for label in (*modules, *draft.labels)):
         return Outcome(f"no {_area_word(policy)} label is confident enough: a human should route it",
                        Decision.TRIAGE_REVIEW, labels=tuple(labels), review=True)
@@ -45,16 +43,3 @@ def _area_word(policy: Policy) -> str:
     """What the profile calls its area labels (`module:` → module), for reasons."""
     area = policy.meta.families.area
     return area[0].rstrip(":/ ") if area else "area"
-
-
-def _type_label(ctx: Context) -> str | None:
-    """At most one of the profile's type labels, for feature requests only."""
-    if ctx.judgment.kind is not Kind.FEATURE or ctx.judgment.kind_confidence < _TYPE_CONFIDENCE:
-        return None
-    threshold = ctx.policy.meta.thresholds.label
-    sure = {name: ctx.judgment.score(name) for name in ctx.policy.meta.type_labels
-            if ctx.judgment.score(name) >= threshold}
-    # a more specific type label (redundancy.toml) wins over the generic one it refines
-    generic = {p.generic for p in ctx.policy.redundancy.pair if p.specific in sure}
-    scored = [(score, name) for name, score in sure.items() if name not in generic]
-    return max(scored)[1] if scored else None

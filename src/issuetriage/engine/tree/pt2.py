@@ -1,8 +1,9 @@
-"""Step 2.5: torch.compile issues go to `oncall: pt2` with module labels from the PT2 rubric."""
+"""Step 2.5: torch.compile issues go to `oncall: pt2` with module labels from the PT2 rubric
+(and, as on the general queue, at most one type label)."""
 
 from __future__ import annotations
 
-from issuetriage.engine.tree.base import Context, Draft, Outcome, routed_by_implication
+from issuetriage.engine.tree.base import Context, Draft, Outcome, routed_by_implication, type_label
 from issuetriage.evidence.matcher import matchers
 from issuetriage.evidence.signals import affirmed, normalize_keyword
 from issuetriage.models import Decision
@@ -51,7 +52,8 @@ def _standalone(ctx: Context) -> bool:
 def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
     """Step 2.5: oncall: pt2, at least one module label, CPU sub-queue, co-routing (distributed,
     export), and what those labels imply. A confident label that implies `oncall: pt2` (a
-    compile-only area) makes a PT2 issue even when the report never names torch.compile."""
+    compile-only area) makes a PT2 issue even when the report never names torch.compile. A
+    confident feature request gets its type label too: the skill's redirect-and-stop excepts PT2."""
     pt2, policy, judgment = ctx.policy.queues.pt2, ctx.policy, ctx.judgment
     if pt2 is None:
         return None
@@ -77,6 +79,9 @@ def compile_issue(ctx: Context, draft: Draft) -> Outcome | None:
         labels.append(pt2.cpu_label)
     labels += [label for label in pt2.co_routes if judgment.score(label) >= route]
     labels += policy.implied(labels)
+    kind = type_label(ctx)
+    if kind:
+        labels.append(kind)
     because = (f"implied by {implied[1].name} ({implied[1].confidence:.2f})" if implied
                else f"{score:.2f}")
     return Outcome(f"torch.compile issue ({because}): {', '.join(labels[1:])}",
