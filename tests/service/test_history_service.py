@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 
 from ghtest import number_for, seed
+from service_helpers import REPO, deliver, drain, payload, rows
 
-from conftest import REPO, deliver, drain, payload, rows
 from history_helpers import made_up_records, write_corpus
 from issuetriage.policy import load_profile
 

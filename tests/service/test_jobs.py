@@ -8,9 +8,9 @@ import json
 
 import pytest
 from ghtest import number_for, seed
+from service_helpers import REPO, deliver, drain, payload, rows
 from standin import StandIn
 
-from conftest import REPO, deliver, drain, payload, rows
 from issuetriage.service.queue import IssueLock, pending_key
 
 

@@ -9,10 +9,9 @@ import random
 from pathlib import Path
 
 import pytest
+from service_helpers import deliver, drain, payload
 from standin import StandIn
 from starlette.testclient import TestClient
-
-from conftest import deliver, drain, payload
 
 # Two label schemes: words each label's description never uses, so only the history can route.
 SCHEMES = {
@@ -90,7 +89,8 @@ def on_standin(monkeypatch, tmp_path):
 
 def test_the_onboarding_path_init_then_shadow_mode_webhook_review_page_and_report(on_standin):
     """README's path on a made-up repository with its own labels and 220 labelled issues."""
-    from conftest import SECRET
+    from service_helpers import SECRET
+
     from issuetriage.policy import load_profile
     from issuetriage.service.app import open_jobs, receiver_app
     from issuetriage.service.receiver import Receiver

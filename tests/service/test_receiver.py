@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from service_helpers import REPO, deliver, payload, rows, sign
 
-from conftest import REPO, deliver, payload, rows, sign
 from issuetriage.service.receiver import MAX_BODY
 
 

@@ -6,8 +6,7 @@ import signal
 import threading
 
 from ghtest import number_for, seed
-
-from conftest import REPO, deliver, payload, rows
+from service_helpers import REPO, deliver, payload, rows
 
 
 def test_a_graceful_stop_finishes_the_job_in_hand_and_leaves_the_rest_queued(sqlite_jobs, standin):
