@@ -6,6 +6,7 @@ import ast
 import threading
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import re2
@@ -155,7 +156,6 @@ class Oracle:
     _cache: dict[str, bool] = field(default_factory=dict)
     _failures: dict[str, Failure | None] = field(default_factory=dict)
     _screened: dict[str, bool] = field(default_factory=dict)
-    _halves: dict[str, bool] = field(default_factory=dict)  # second halves run beside the screen
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, code: str) -> bool:
@@ -178,8 +178,9 @@ class Oracle:
         return verdict
 
     def _screen(self, code: str) -> bool:
-        if not self._runnable(code):
-            return False
+        return self._runnable(code) and self._fails(code)
+
+    def _fails(self, code: str) -> bool:
         fails, failure = self._fails_as_reported(code)
         if fails:
             self._failures[code] = failure
@@ -188,18 +189,13 @@ class Oracle:
     def _judge(self, code: str) -> bool:
         """Both halves; when neither is known yet they run at the same time (the second run is
         wasted when the first half fails, but the verdict takes one run's time, not two)."""
-        if code in self._screened or (self.control is None and self.stand_in is None) or not self._runnable(code):
+        if code in self._screened or (self.control is None and self.stand_in is None):
             return self.screen(code) and self._checked(code)
-        second = threading.Thread(target=self._second_half, args=(code,))
-        second.start()
-        first = self.screen(code)
-        second.join()
-        return first and self._halves[code]
-
-    def _second_half(self, code: str) -> None:
-        verdict = self._checked(code)
-        with self._lock:
-            self._halves[code] = verdict
+        if not self._runnable(code):
+            return False
+        with ThreadPoolExecutor(max_workers=1) as beside:
+            second = beside.submit(self._checked, code)
+            return self._once(self._screened, code, self._fails) and second.result()
 
     def _runnable(self, code: str) -> bool:
         """Worth a run at all: it compiles and, without a fix, may still test the package."""
